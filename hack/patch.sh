@@ -20,13 +20,16 @@ for p in $(series); do
   echo "patch: applied ${p}"
 done
 
-rel=$(realpath --relative-to="${ROOT}/_output" "${KUEUE_DIR}")
-cat > "${ROOT}/_output/go.work" <<WORK
+# A tree next to its own go.work: _output/kueue gets _output/go.work (the
+# workspace the Makefile uses); another destination gets <dest>.go.work.
+work="${ROOT}/_output/go.work"
+[[ "${KUEUE_DIR}" -ef "${ROOT}/_output/kueue" ]] || work="${KUEUE_DIR%/}.go.work"
+cat > "${work}" <<WORK
 go 1.26.0
 
 use (
-	..
-	./${rel}
+	./$(realpath --relative-to="$(dirname "${work}")" "${ROOT}")
+	./$(realpath --relative-to="$(dirname "${work}")" "${KUEUE_DIR}")
 )
 WORK
-echo "patch: wrote _output/go.work (GOWORK=${ROOT}/_output/go.work)"
+echo "patch: wrote ${work} (use it with GOWORK=${work})"
