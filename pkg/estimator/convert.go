@@ -1,0 +1,193 @@
+package estimator
+
+import (
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/resources"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+)
+
+// clusterQueueCapacity converts a ClusterQueue snapshot into the pure
+// capacity model. Nominal is Kueue's nominal quota; Borrowable is
+// PotentialAvailable − nominal, which Kueue bounds by the borrowing and
+// lending limits along the cohort tree; ExpectedBorrowable is what the
+// ClusterQueue could borrow at this instant (its usage plus Available, less
+// nominal), the state-conditioned stand-in for E[B] of paper §3.5.
+func clusterQueueCapacity(cqs *schdcache.ClusterQueueSnapshot) *capacity.ClusterQueue {
+	out := &capacity.ClusterQueue{Name: string(cqs.Name), ResourceGroups: make([]capacity.ResourceGroup, 0, len(cqs.ResourceGroups))}
+	for _, rg := range cqs.ResourceGroups {
+		names := make([]string, 0, rg.CoveredResources.Len())
+		for r := range rg.CoveredResources {
+			names = append(names, string(r))
+		}
+		slices.Sort(names)
+		g := capacity.ResourceGroup{Resources: names, Flavors: make([]capacity.FlavorQuotas, 0, len(rg.Flavors))}
+		for _, f := range rg.Flavors {
+			fq := capacity.FlavorQuotas{Name: string(f), Quotas: make([]capacity.Quota, len(names))}
+			for i, r := range names {
+				fr := resources.FlavorResource{Flavor: f, Resource: corev1.ResourceName(r)}
+				nominal := cqs.QuotaFor(fr).Nominal.Int64()
+				potential := cqs.PotentialAvailable(fr).Int64()
+				q := capacity.Quota{Nominal: nominal}
+				if potential > nominal {
+					q.Borrowable = potential - nominal
+				}
+				if q.Nominal == capacity.Unlimited || q.Borrowable == capacity.Unlimited {
+					q.ExpectedBorrowable = q.Borrowable
+				} else {
+					now := cqs.ResourceNode.Usage[fr].Int64() + cqs.Available(fr).Int64() - nominal
+					q.ExpectedBorrowable = min(max(now, 0), q.Borrowable)
+				}
+				fq.Quotas[i] = q
+			}
+			g.Flavors = append(g.Flavors, fq)
+		}
+		out.ResourceGroups = append(out.ResourceGroups, g)
+	}
+	return out
+}
+
+// workloadDemand converts a workload's pod sets to the pure model. Kueue's
+// PodSetResources hold the pod set's total requests; the model takes
+// per-pod requests and the count.
+func workloadDemand(info *workload.Info) capacity.Workload {
+	w := capacity.Workload{PodSets: make([]capacity.PodSet, 0, len(info.TotalRequests))}
+	for _, ps := range info.TotalRequests {
+		count := int64(ps.Count)
+		perPod := make(map[string]int64)
+		if ps.Requests != nil {
+			ps.Requests.ForEach(func(name corev1.ResourceName, v int64) {
+				if count > 0 {
+					v /= count
+				}
+				perPod[string(name)] = v
+			})
+		}
+		w.PodSets = append(w.PodSets, capacity.PodSet{Name: string(ps.Name), Count: count, Requests: perPod})
+	}
+	return w
+}
+
+// demandOptions lists the flavor assignments the forecast may try for a
+// pending workload, in order: option i puts every pod set of every resource
+// group on the group's i-th flavor (or its last one), the order in which
+// Kueue's flavor assigner prefers them. Each option is the workload's total
+// demand per flavor-resource, including "pods" where the group covers it.
+func demandOptions(cq *capacity.ClusterQueue, w capacity.Workload) []capacity.Quantities {
+	maxFlavors := 0
+	for _, g := range cq.ResourceGroups {
+		maxFlavors = max(maxFlavors, len(g.Flavors))
+	}
+	options := make([]capacity.Quantities, 0, maxFlavors)
+	for i := range maxFlavors {
+		opt := make(capacity.Quantities)
+		for _, ps := range w.PodSets {
+			if ps.Count <= 0 {
+				continue
+			}
+			for _, g := range cq.ResourceGroups {
+				if len(g.Flavors) == 0 {
+					continue
+				}
+				flavor := g.Flavors[min(i, len(g.Flavors)-1)].Name
+				for _, r := range g.Resources {
+					var v int64
+					if r == capacity.PodsResource {
+						v = ps.Count
+					} else {
+						v = saturatingMul(ps.Requests[r], ps.Count)
+					}
+					if v > 0 {
+						fr := capacity.FlavorResource{Flavor: flavor, Resource: r}
+						opt[fr] = saturatingAddInt(opt[fr], v)
+					}
+				}
+			}
+		}
+		if !slices.ContainsFunc(options, func(o capacity.Quantities) bool { return equalQuantities(o, opt) }) {
+			options = append(options, opt)
+		}
+	}
+	return options
+}
+
+// runningUsage is the quota an admitted workload holds, per flavor-resource.
+func runningUsage(info *workload.Info) capacity.Quantities {
+	out := make(capacity.Quantities)
+	for fr, v := range info.FlavorResourceUsage() {
+		out[capacity.FlavorResource{Flavor: string(fr.Flavor), Resource: string(fr.Resource)}] += v.Int64()
+	}
+	return out
+}
+
+// admissionTime is when the workload got its quota reservation: the last
+// transition of its QuotaReserved condition to True; ok is false without it.
+func admissionTime(wl *kueue.Workload) (time.Time, bool) {
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+	if c == nil || c.Status != "True" {
+		return time.Time{}, false
+	}
+	return c.LastTransitionTime.Time, true
+}
+
+// queuedSince is when the workload's current wait began: its creation, or
+// its last requeue (as Kueue's own admission wait time metric counts it).
+func queuedSince(wl *kueue.Workload) time.Time {
+	if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued); c != nil {
+		return c.LastTransitionTime.Time
+	}
+	return wl.CreationTimestamp.Time
+}
+
+// maxExecutionSeconds is spec.maximumExecutionTimeSeconds, 0 when unset.
+func maxExecutionSeconds(wl *kueue.Workload) float64 {
+	if wl.Spec.MaximumExecutionTimeSeconds == nil || *wl.Spec.MaximumExecutionTimeSeconds <= 0 {
+		return 0
+	}
+	return float64(*wl.Spec.MaximumExecutionTimeSeconds)
+}
+
+func policyOf(s kueue.QueueingStrategy) forecast.Policy {
+	if s == kueue.StrictFIFO {
+		return forecast.StrictFIFO
+	}
+	return forecast.BestEffortFIFO
+}
+
+func equalQuantities(a, b capacity.Quantities) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func saturatingMul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > capacity.Unlimited/b {
+		return capacity.Unlimited
+	}
+	return a * b
+}
+
+func saturatingAddInt(a, b int64) int64 {
+	if a > capacity.Unlimited-b {
+		return capacity.Unlimited
+	}
+	return a + b
+}

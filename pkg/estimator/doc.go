@@ -1,0 +1,26 @@
+// Package estimator is the one package a patched Kueue calls to estimate how
+// long pending workloads will wait. It adapts Kueue's in-memory state (the
+// scheduler cache's snapshot, the queue manager's ordered pending lists and
+// the informer's Workload objects) to the pure models of this module:
+//
+//   - [capacity] for the Quotable/Unfeasible partition and k_eff,
+//   - [queueing] for the paper's a-priori M/G/k model,
+//   - [stats] for the online arrival, service and preemption statistics,
+//   - [forecast] for the state-conditioned per-workload forecast.
+//
+// The scheduler calls [Estimator.Classify] for the condition message of a
+// workload it could not admit, and [Estimator.ObserveCycle],
+// [Estimator.ObserveAdmission] and [Estimator.ObservePreemptions]; these are
+// cheap and never block on a forecast. Workload lifecycle (arrivals,
+// finishes, evictions) comes from the manager's shared informer through
+// [Estimator.WorkloadEventHandler]; objects already cached at start-up warm
+// the statistics, so a restart does not start blind. A background loop
+// ([Estimator.Start]) takes its own cache snapshot at most once per refresh
+// period, rolls every ClusterQueue forward and publishes the results with an
+// atomic swap, so readers ([Estimator.Results]: the visibility API, metrics)
+// never wait for the scheduler or the other way round.
+//
+// Nothing here reads from or writes to the API server. Every entry point
+// recovers from a panic, logs it and counts it ([Estimator.Panics]) rather
+// than crash Kueue.
+package estimator

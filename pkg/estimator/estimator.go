@@ -1,0 +1,458 @@
+package estimator
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
+)
+
+// SnapshotSource takes a snapshot of the scheduler cache; Kueue's
+// *schdcache.Cache implements it. The estimator takes its own snapshot, off
+// the scheduling path, and owns it.
+type SnapshotSource interface {
+	Snapshot(ctx context.Context, options ...schdcache.SnapshotOption) (*schdcache.Snapshot, error)
+}
+
+// QueueSource is the part of Kueue's queue manager (*qcache.Manager) the
+// estimator reads: the ordered pending list that the visibility API serves,
+// and where a LocalQueue points.
+type QueueSource interface {
+	PendingWorkloadsInfo(cq kueue.ClusterQueueReference) []*workload.Info
+	ClusterQueueFromLocalQueue(lq utilqueue.LocalQueueReference) (kueue.ClusterQueueReference, bool)
+}
+
+// Estimator estimates wait times for the pending workloads of a Kueue
+// manager. Build it with [New]; it is safe for concurrent use.
+type Estimator struct {
+	opts       options
+	snapshots  SnapshotSource
+	queues     QueueSource
+	forecaster *forecast.Forecaster
+
+	mu         sync.Mutex
+	rng        *rand.Rand
+	perQueue   map[kueue.ClusterQueueReference]*queueStats
+	strategies map[kueue.ClusterQueueReference]kueue.QueueingStrategy
+	cycles     *stats.EventRate
+	warmed     bool
+
+	results atomic.Pointer[Results]
+	dirty   atomic.Bool
+	panics  atomic.Int64
+}
+
+// New returns an Estimator reading Kueue's scheduler cache and queue
+// manager, or an error for an invalid option.
+func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimator, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if snapshots == nil || queues == nil {
+		return nil, fmt.Errorf("estimator: a snapshot source and a queue source are required")
+	}
+	if o.rng == nil {
+		seed := uint64(o.clock.Now().UnixNano())
+		o.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	}
+	f, err := forecast.New(
+		forecast.WithSamples(o.forecastSamples),
+		forecast.WithHorizonCount(o.forecastDepth),
+		forecast.WithHorizonSeconds(o.horizon.Seconds()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	cycles, err := stats.NewEventRate(o.clock, stats.DecayOptions{HalfLife: time.Minute, MinSamples: 2})
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	e := &Estimator{
+		opts:       o,
+		snapshots:  snapshots,
+		queues:     queues,
+		forecaster: f,
+		rng:        o.rng,
+		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
+		strategies: make(map[kueue.ClusterQueueReference]kueue.QueueingStrategy),
+		cycles:     cycles,
+	}
+	e.dirty.Store(true)
+	return e, nil
+}
+
+// Results returns the latest published results (nil before the first
+// refresh; a nil *Results answers every lookup with "not found"). It never
+// blocks.
+func (e *Estimator) Results() *Results {
+	if e == nil {
+		return nil
+	}
+	return e.results.Load()
+}
+
+// Panics is how many panics the estimator recovered from.
+func (e *Estimator) Panics() int64 { return e.panics.Load() }
+
+// recoverPanic turns a panic in an entry point into a log line and a count:
+// an estimator bug must never take the scheduler down.
+func (e *Estimator) recoverPanic(where string) {
+	if r := recover(); r != nil {
+		e.panics.Add(1)
+		e.opts.log.Error(fmt.Errorf("panic: %v", r), "Wait time estimator recovered from a panic", "in", where, "stack", string(debug.Stack()))
+	}
+}
+
+// statsFor returns the statistics of a ClusterQueue, creating them. The
+// caller holds e.mu.
+func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats {
+	s, ok := e.perQueue[cq]
+	if !ok {
+		s = e.newQueueStats()
+		e.perQueue[cq] = s
+	}
+	return s
+}
+
+// Classify partitions a workload the scheduler could not admit (paper
+// Def. 3) against the ClusterQueue snapshot of the cycle: Quotable if some
+// flavor of every resource group can hold its demand within nominal quota
+// plus maximum borrowing, Unfeasible (with the reason) otherwise. An
+// invalid demand or quota, or a nil snapshot, is reported as Quotable with
+// no reason: nothing proves it can never fit.
+func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (adm Admissibility, reason string) {
+	adm = Quotable
+	if e == nil || info == nil || cqs == nil {
+		return adm, ""
+	}
+	defer e.recoverPanic("Classify")
+	c := capacity.Classify(clusterQueueCapacity(cqs), workloadDemand(info))
+	if c.Admissibility == capacity.Unfeasible {
+		return Unfeasible, c.Reason
+	}
+	return Quotable, ""
+}
+
+// InadmissibleMessage appends the workload's classification to the message
+// Kueue writes in the QuotaReserved=False condition of a workload it could
+// not admit, so the classification rides on that existing write. The text
+// depends only on the quota configuration and the workload, never on time,
+// so it never causes a write of its own.
+func (e *Estimator) InadmissibleMessage(msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) string {
+	if e == nil || cqs == nil {
+		return msg
+	}
+	adm, reason := e.Classify(info, cqs)
+	suffix := "the workload is Quotable"
+	if adm == Unfeasible {
+		suffix = "the workload is Unfeasible: " + reason
+	}
+	if msg == "" {
+		return "Wait time estimation: " + suffix
+	}
+	return msg + ". Wait time estimation: " + suffix
+}
+
+// ObserveCycle records that a scheduling cycle started at now. The mean
+// interval between cycles caps how fast one ClusterQueue can admit (one
+// head per ClusterQueue per cycle).
+func (e *Estimator) ObserveCycle(now time.Time) {
+	if e == nil {
+		return
+	}
+	defer e.recoverPanic("ObserveCycle")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cycles.ObserveAt(now)
+}
+
+// ObserveAdmission records that the scheduler reserved quota for wl (the
+// object as written, with its admission) at now: the wait feeds the EMA
+// baseline, the admission the throughput and latency statistics, and, when
+// the workload had a published wait, the prediction error goes to the
+// metrics reporter.
+func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
+	if e == nil || wl == nil || wl.Status.Admission == nil {
+		return
+	}
+	defer e.recoverPanic("ObserveAdmission")
+	cq := wl.Status.Admission.ClusterQueue
+	key := workload.Key(wl)
+	since := queuedSince(wl)
+	actual := max(now.Sub(since), 0)
+
+	e.mu.Lock()
+	s := e.statsFor(cq)
+	s.waits.Observe(actual.Seconds())
+	s.admissions.ObserveAt(now)
+	if !s.freedAt.IsZero() {
+		if d := now.Sub(s.freedAt); d >= 0 {
+			s.admissionLatency.Observe(d.Seconds())
+		}
+		s.freedAt = time.Time{}
+	}
+	e.mu.Unlock()
+	e.dirty.Store(true)
+
+	est, ok := e.Results().Workload(key)
+	if ok && est.HasWait {
+		predicted := max(est.EstimatedAdmission.Sub(since), 0)
+		e.opts.log.V(3).Info("Wait time prediction checked at admission", "workload", key, "clusterQueue", cq,
+			"method", est.Method, "predicted", predicted, "actual", actual)
+		if e.opts.reporter != nil {
+			e.opts.reporter.ReportPredictionError(cq, est.Method, predicted, actual)
+		}
+	}
+}
+
+// Start runs the refresh loop until ctx is done: every refresh period, if
+// anything was observed since the last refresh (or the results are older
+// than the maximum staleness), it recomputes and publishes every
+// ClusterQueue's model and forecasts. It first warm-starts from the reader
+// given by [WithWarmStart], if any; without one the event handlers count
+// from now. It implements controller-runtime's manager.Runnable.
+func (e *Estimator) Start(ctx context.Context) error {
+	if e.opts.warmStartFrom != nil {
+		if err := e.WarmStart(ctx, e.opts.warmStartFrom); err != nil {
+			// Not fatal: the statistics start empty and fill from events.
+			e.opts.log.Error(err, "Wait time estimator could not warm start; starting without history")
+			e.mu.Lock()
+			e.warmed = true
+			e.mu.Unlock()
+		}
+	} else {
+		e.mu.Lock()
+		e.warmed = true
+		e.mu.Unlock()
+	}
+	ticker := time.NewTicker(e.opts.refreshPeriod)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			now := e.opts.clock.Now()
+			if e.dirty.Load() || now.Sub(e.Results().At()) >= e.opts.maxStaleness {
+				e.Refresh(ctx)
+			}
+		}
+	}
+}
+
+// NeedLeaderElection tells controller-runtime to run the refresh loop on
+// every replica: the visibility API is served by all of them.
+func (e *Estimator) NeedLeaderElection() bool { return false }
+
+// Refresh recomputes and publishes the results now. Start calls it; tests
+// and benchmarks may call it directly.
+func (e *Estimator) Refresh(ctx context.Context) {
+	defer e.recoverPanic("Refresh")
+	e.dirty.Store(false)
+	start := e.opts.clock.Now()
+	snap, err := e.snapshots.Snapshot(ctx)
+	if err != nil {
+		e.opts.log.V(4).Info("Wait time estimator could not take a snapshot", "err", err)
+		e.dirty.Store(true)
+		return
+	}
+	prev := e.Results()
+	next := &Results{
+		at:        start,
+		workloads: make(map[workload.Reference]WorkloadEstimate),
+		queues:    make(map[kueue.ClusterQueueReference]QueueModel),
+	}
+	for _, cqs := range snap.ClusterQueues() {
+		e.refreshQueue(start, cqs, next)
+	}
+	e.results.Store(next)
+	if r := e.opts.reporter; r != nil {
+		for _, m := range next.queues {
+			r.ReportQueueModel(m)
+		}
+		for name := range prev.Queues() {
+			if _, ok := next.queues[name]; !ok {
+				r.ClearQueueModel(name)
+			}
+		}
+	}
+	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.queues),
+		"pendingWorkloads", len(next.workloads), "duration", e.opts.clock.Since(start))
+}
+
+// refreshQueue computes one ClusterQueue's model and forecasts into out.
+func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *Results) {
+	defer e.recoverPanic("refreshQueue")
+	capModel := clusterQueueCapacity(cqs)
+	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
+
+	e.mu.Lock()
+	s := e.statsFor(cqs.Name)
+	s.pending = len(pending)
+	view := s.view()
+	strategy := e.strategies[cqs.Name]
+	cyclePeriod, _ := e.cycles.MeanInterval()
+	rng := rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
+	e.mu.Unlock()
+
+	model := QueueModel{ClusterQueue: cqs.Name, At: now, PendingWorkloads: len(pending)}
+	if view.hasEMA {
+		model.EMAWait, model.HasEMA = seconds(view.ema), true
+	}
+
+	queue := forecast.Queue{
+		Capacity:                forecastCapacity(capModel),
+		Policy:                  policyOf(strategy),
+		CyclePeriodSeconds:      finiteNonNegative(cyclePeriod),
+		AdmissionLatencySeconds: finiteNonNegative(view.admissionLatency),
+		Running:                 make([]forecast.Running, 0, len(cqs.Workloads)),
+		Pending:                 make([]forecast.Pending, 0, len(pending)),
+	}
+	classes := make(map[string]*capacity.Class)
+	addClass := func(w capacity.Workload) {
+		k := fmt.Sprint(w.PodSets)
+		if c, ok := classes[k]; ok {
+			c.Rate++
+			return
+		}
+		classes[k] = &capacity.Class{Workload: w, Rate: 1}
+	}
+	var maxExecSum float64
+	var maxExecCount int
+	for _, info := range cqs.Workloads {
+		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj)}
+		if at, ok := admissionTime(info.Obj); ok {
+			r.AgeSeconds = max(now.Sub(at).Seconds(), 0)
+		}
+		if r.MaxExecutionSeconds > 0 {
+			maxExecSum += r.MaxExecutionSeconds
+			maxExecCount++
+		}
+		queue.Running = append(queue.Running, r)
+		addClass(workloadDemand(info))
+	}
+	classifications := make([]capacity.Classification, len(pending))
+	for i, info := range pending {
+		demand := workloadDemand(info)
+		classifications[i] = capacity.Classify(capModel, demand)
+		quotable := classifications[i].Admissibility != capacity.Unfeasible
+		if !quotable {
+			model.UnfeasibleWorkloads++
+		} else {
+			addClass(demand)
+		}
+		p := forecast.Pending{
+			ID:                  string(workload.Key(info.Obj)),
+			Options:             demandOptions(capModel, demand),
+			Quotable:            quotable,
+			MaxExecutionSeconds: maxExecutionSeconds(info.Obj),
+			Priority:            priorityOf(info.Obj),
+		}
+		if p.MaxExecutionSeconds > 0 {
+			maxExecSum += p.MaxExecutionSeconds
+			maxExecCount++
+		}
+		queue.Pending = append(queue.Pending, p)
+	}
+
+	e.fillQueueModel(&model, capModel, classes, view)
+	out.queues[cqs.Name] = model
+
+	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
+	var estimates []forecast.Estimate
+	if service != nil && len(pending) > 0 {
+		queue.Service = service
+		var err error
+		estimates, err = e.forecaster.Forecast(queue, rng)
+		if err != nil {
+			e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", err)
+			estimates = nil
+		}
+	}
+	for i, info := range pending {
+		key := workload.Key(info.Obj)
+		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
+		if classifications[i].Admissibility == capacity.Unfeasible {
+			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason
+		} else if estimates != nil && i < len(estimates) && estimates[i].Method != forecast.MethodUnfeasible {
+			f := estimates[i]
+			est.Method, est.HasWait = method, true
+			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)
+			est.P50 = seconds(f.P50Seconds)
+			est.P90 = max(seconds(f.P90Seconds), est.P50)
+			est.EstimatedAdmission = now.Add(est.ExpectedWait)
+			est.BeyondHorizon = f.Clamped
+		}
+		out.workloads[key] = est
+	}
+}
+
+// serviceModel picks the service law of a forecast: the observed sample
+// once there are enough completions (MethodForecast), else an exponential
+// prior (MethodAPriori) from the configured mean or, failing that, the mean
+// maximum execution time of the known workloads (an upper bound, so the
+// forecast errs long); nil when there is nothing to go on.
+func (e *Estimator) serviceModel(v statsView, maxExecSum float64, maxExecCount int) (Method, forecast.ServiceModel) {
+	if v.hasService && len(v.serviceSample) >= e.opts.minServiceSamples {
+		if m, err := forecast.NewEmpirical(v.serviceSample); err == nil {
+			return MethodForecast, m
+		}
+	}
+	prior := e.opts.priorMeanService.Seconds()
+	if prior <= 0 && maxExecCount > 0 {
+		prior = maxExecSum / float64(maxExecCount)
+	}
+	if prior > 0 {
+		if m, err := forecast.NewExponential(prior); err == nil {
+			return MethodAPriori, m
+		}
+	}
+	return MethodNone, nil
+}
+
+func forecastCapacity(cq *capacity.ClusterQueue) capacity.Quantities {
+	out := make(capacity.Quantities)
+	for _, g := range cq.ResourceGroups {
+		for _, f := range g.Flavors {
+			for i, r := range g.Resources {
+				q := f.Quotas[i]
+				out[capacity.FlavorResource{Flavor: f.Name, Resource: r}] = saturatingAddInt(q.Nominal, q.ExpectedBorrowable)
+			}
+		}
+	}
+	return out
+}
+
+func seconds(s float64) time.Duration {
+	if !(s > 0) {
+		return 0
+	}
+	if s >= math.MaxInt64/float64(time.Second) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+func finiteNonNegative(v float64) float64 {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,492 @@
+package estimator
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	testingclock "k8s.io/utils/clock/testing"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// testEnv is Kueue's real scheduler cache and queue manager, filled from
+// objects, with a fake clock.
+type testEnv struct {
+	ctx    context.Context
+	cache  *schdcache.Cache
+	queues *qcache.Manager
+	clock  *testingclock.FakeClock
+}
+
+type envObjects struct {
+	flavors  []*kueue.ResourceFlavor
+	cohorts  []*kueue.Cohort
+	cqs      []*kueue.ClusterQueue
+	lqs      []*kueue.LocalQueue
+	running  []*kueue.Workload
+	pending  []*kueue.Workload
+	finished []*kueue.Workload
+}
+
+func newTestEnv(t *testing.T, objs envObjects) *testEnv {
+	t.Helper()
+	ctx := t.Context()
+	log := logr.Discard()
+	builder := utiltesting.NewClientBuilder()
+	var wls kueue.WorkloadList
+	for _, w := range append(append(append([]*kueue.Workload{}, objs.running...), objs.pending...), objs.finished...) {
+		wls.Items = append(wls.Items, *w.DeepCopy())
+	}
+	var cqList kueue.ClusterQueueList
+	for _, cq := range objs.cqs {
+		cqList.Items = append(cqList.Items, *cq.DeepCopy())
+	}
+	cl := builder.WithLists(&wls, &cqList).Build()
+	cache := schdcache.New(cl)
+	queues := qcache.NewManagerForUnitTests(cl, cache, qcache.WithPreemptionExpectations(preemptexpectations.New()))
+	for _, rf := range objs.flavors {
+		cache.AddOrUpdateResourceFlavor(log, rf)
+	}
+	for _, c := range objs.cohorts {
+		if err := cache.AddOrUpdateCohort(c); err != nil {
+			t.Fatalf("adding cohort: %v", err)
+		}
+	}
+	for _, cq := range objs.cqs {
+		if err := cache.AddClusterQueue(ctx, cq); err != nil {
+			t.Fatalf("adding cluster queue to cache: %v", err)
+		}
+		if err := queues.AddClusterQueue(ctx, cq); err != nil {
+			t.Fatalf("adding cluster queue to queues: %v", err)
+		}
+	}
+	for _, lq := range objs.lqs {
+		if err := queues.AddLocalQueue(ctx, lq); err != nil {
+			t.Fatalf("adding local queue: %v", err)
+		}
+	}
+	for _, w := range objs.running {
+		cache.AddOrUpdateWorkload(log, w)
+	}
+	for _, w := range objs.pending {
+		if err := queues.AddOrUpdateWorkload(log, w); err != nil {
+			t.Fatalf("adding pending workload: %v", err)
+		}
+	}
+	return &testEnv{ctx: ctx, cache: cache, queues: queues, clock: testingclock.NewFakeClock(t0)}
+}
+
+func (env *testEnv) estimator(t *testing.T, opts ...Option) *Estimator {
+	t.Helper()
+	opts = append([]Option{WithClock(env.clock), WithRand(rand.New(rand.NewPCG(1, 2)))}, opts...)
+	e, err := New(env.cache, env.queues, opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return e
+}
+
+func cpuQueue(name, cpu string) *kueue.ClusterQueue {
+	return utiltestingapi.MakeClusterQueue(name).
+		ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, cpu).Resource(corev1.ResourceMemory, "1Gi").Obj()).
+		Obj()
+}
+
+func runningWorkload(name, cq, cpu string, admitted time.Time) *kueue.Workload {
+	return utiltestingapi.MakeWorkload(name, "ns").Queue("lq").
+		Request(corev1.ResourceCPU, cpu).Request(corev1.ResourceMemory, "64Mi").
+		ReserveQuotaAt(utiltestingapi.MakeAdmission(kueue.ClusterQueueReference(cq)).PodSets(
+			utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+				Assignment(corev1.ResourceCPU, "default", cpu).
+				Assignment(corev1.ResourceMemory, "default", "64Mi").Obj()).Obj(), admitted).
+		Creation(admitted.Add(-time.Second)).
+		Obj()
+}
+
+func pendingWorkload(name, cpu string, created time.Time) *kueue.Workload {
+	return utiltestingapi.MakeWorkload(name, "ns").Queue("lq").
+		Request(corev1.ResourceCPU, cpu).Request(corev1.ResourceMemory, "64Mi").
+		Creation(created).Obj()
+}
+
+func paperObjects() envObjects {
+	objs := envObjects{
+		flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+		cqs:     []*kueue.ClusterQueue{cpuQueue("cq", "2")},
+		lqs:     []*kueue.LocalQueue{utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("cq").Obj()},
+	}
+	for i, name := range []string{"r0", "r1", "r2", "r3"} {
+		objs.running = append(objs.running, runningWorkload(name, "cq", "500m", t0.Add(-time.Duration(10+i)*time.Second)))
+	}
+	for i, name := range []string{"p0", "p1", "p2"} {
+		objs.pending = append(objs.pending, pendingWorkload(name, "500m", t0.Add(-time.Duration(5-i)*time.Second)))
+	}
+	objs.pending = append(objs.pending, pendingWorkload("huge", "20", t0.Add(-time.Second)))
+	return objs
+}
+
+func TestRefreshPaperPartitionAndModel(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t, WithPriorMeanService(20*time.Second))
+	e.Refresh(env.ctx)
+	res := e.Results()
+
+	model, ok := res.Queue("cq")
+	if !ok {
+		t.Fatal("no queue model for cq")
+	}
+	wantModel := QueueModel{
+		ClusterQueue: "cq", EffectiveServers: 4, BottleneckFlavor: "default", BottleneckResource: "cpu",
+		PendingWorkloads: 4, UnfeasibleWorkloads: 1, At: t0,
+	}
+	if diff := cmp.Diff(wantModel, model); diff != "" {
+		t.Errorf("queue model (-want,+got):\n%s", diff)
+	}
+
+	huge, ok := res.Workload(workload.NewReference("ns", "huge"))
+	if !ok {
+		t.Fatal("no estimate for the unfeasible workload")
+	}
+	wantHuge := WorkloadEstimate{
+		ClusterQueue: "cq", Admissibility: Unfeasible, Method: MethodNone, EstimatedAt: t0,
+		Reason: "flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)",
+	}
+	if diff := cmp.Diff(wantHuge, huge); diff != "" {
+		t.Errorf("unfeasible estimate (-want,+got):\n%s", diff)
+	}
+
+	var last time.Duration
+	for _, name := range []string{"p0", "p1", "p2"} {
+		est, ok := res.Workload(workload.NewReference("ns", name))
+		if !ok {
+			t.Fatalf("no estimate for %s", name)
+		}
+		if est.Admissibility != Quotable || est.Method != MethodAPriori || !est.HasWait {
+			t.Errorf("%s: got %+v, want a Quotable APriori estimate with a wait", name, est)
+		}
+		if est.ExpectedWait <= 0 || est.P50 > est.P90 || est.ExpectedWait < last {
+			t.Errorf("%s: wait %v (P50 %v, P90 %v) must be positive, ordered, and not below the previous %v", name, est.ExpectedWait, est.P50, est.P90, last)
+		}
+		if !est.EstimatedAdmission.Equal(t0.Add(est.ExpectedWait)) {
+			t.Errorf("%s: admission time %v != estimatedAt + wait", name, est.EstimatedAdmission)
+		}
+		last = est.ExpectedWait
+	}
+}
+
+func TestRefreshWithoutServiceKnowledgeGivesAdmissibilityOnly(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	e.Refresh(env.ctx)
+	est, ok := e.Results().Workload(workload.NewReference("ns", "p0"))
+	if !ok {
+		t.Fatal("no estimate for p0")
+	}
+	want := WorkloadEstimate{ClusterQueue: "cq", Admissibility: Quotable, Method: MethodNone, EstimatedAt: t0}
+	if diff := cmp.Diff(want, est); diff != "" {
+		t.Errorf("estimate (-want,+got):\n%s", diff)
+	}
+}
+
+func TestClassifyWithCohortBorrowing(t *testing.T) {
+	cases := map[string]struct {
+		borrowingLimit string
+		request        string
+		want           Admissibility
+		wantReason     string
+	}{
+		"above nominal, within nominal plus borrowable": {request: "5", want: Quotable},
+		"above nominal plus borrowable": {
+			request: "7", want: Unfeasible,
+			wantReason: "flavor default: cpu 7 > potential 6 (nominal 2, borrowable 4)",
+		},
+		"borrowing limit zero": {
+			borrowingLimit: "0", request: "5", want: Unfeasible,
+			wantReason: "flavor default: cpu 5 > potential 2 (nominal 2, borrowable 0)",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			a := utiltestingapi.MakeClusterQueue("a").Cohort("team").
+				ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2", tc.borrowingLimit).Obj()).Obj()
+			b := utiltestingapi.MakeClusterQueue("b").Cohort("team").
+				ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "4").Obj()).Obj()
+			env := newTestEnv(t, envObjects{
+				flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+				cqs:     []*kueue.ClusterQueue{a, b},
+			})
+			snap, err := env.cache.Snapshot(env.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info := workload.NewInfo(utiltestingapi.MakeWorkload("w", "ns").Request(corev1.ResourceCPU, tc.request).Obj())
+			e := env.estimator(t)
+			adm, reason := e.Classify(info, snap.ClusterQueue("a"))
+			if adm != tc.want || reason != tc.wantReason {
+				t.Errorf("Classify = (%s, %q), want (%s, %q)", adm, reason, tc.want, tc.wantReason)
+			}
+		})
+	}
+}
+
+func TestInadmissibleMessage(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	snap, err := env.cache.Snapshot(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env.estimator(t)
+	small := workload.NewInfo(pendingWorkload("s", "500m", t0))
+	huge := workload.NewInfo(pendingWorkload("h", "20", t0))
+	cases := map[string]struct {
+		msg  string
+		info *workload.Info
+		cqs  *schdcache.ClusterQueueSnapshot
+		want string
+	}{
+		"quotable": {
+			msg: "insufficient unused quota", info: small, cqs: snap.ClusterQueue("cq"),
+			want: "insufficient unused quota. Wait time estimation: the workload is Quotable",
+		},
+		"unfeasible": {
+			msg: "insufficient quota", info: huge, cqs: snap.ClusterQueue("cq"),
+			want: "insufficient quota. Wait time estimation: the workload is Unfeasible: flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)",
+		},
+		"empty message": {
+			info: huge, cqs: snap.ClusterQueue("cq"),
+			want: "Wait time estimation: the workload is Unfeasible: flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)",
+		},
+		"no snapshot keeps the message": {msg: "ClusterQueue cq not found", info: small, want: "ClusterQueue cq not found"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := e.InadmissibleMessage(tc.msg, tc.info, tc.cqs); got != tc.want {
+				t.Errorf("InadmissibleMessage = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	var nilEstimator *Estimator
+	if got := nilEstimator.InadmissibleMessage("m", small, snap.ClusterQueue("cq")); got != "m" {
+		t.Errorf("nil estimator changed the message: %q", got)
+	}
+}
+
+type recordingReporter struct {
+	mu      sync.Mutex
+	models  map[kueue.ClusterQueueReference]QueueModel
+	cleared []kueue.ClusterQueueReference
+	errors  []string
+}
+
+func (r *recordingReporter) ReportQueueModel(m QueueModel) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.models == nil {
+		r.models = make(map[kueue.ClusterQueueReference]QueueModel)
+	}
+	r.models[m.ClusterQueue] = m
+}
+
+func (r *recordingReporter) ClearQueueModel(cq kueue.ClusterQueueReference) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cleared = append(r.cleared, cq)
+}
+
+func (r *recordingReporter) ReportPredictionError(cq kueue.ClusterQueueReference, m Method, predicted, actual time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, string(cq)+" "+string(m)+" "+predicted.String()+" "+actual.String())
+}
+
+func TestObserveAdmissionChecksThePrediction(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	rep := &recordingReporter{}
+	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
+	e.Refresh(env.ctx)
+	if _, ok := rep.models["cq"]; !ok {
+		t.Fatalf("queue model not reported: %+v", rep.models)
+	}
+	est, _ := e.Results().Workload(workload.NewReference("ns", "p0"))
+
+	admittedAt := t0.Add(7 * time.Second)
+	wl := pendingWorkload("p0", "500m", t0.Add(-5*time.Second))
+	wl.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+	e.ObserveAdmission(wl, admittedAt)
+
+	predicted := est.EstimatedAdmission.Sub(t0.Add(-5 * time.Second))
+	want := []string{"cq APriori " + predicted.String() + " 12s"}
+	if diff := cmp.Diff(want, rep.errors); diff != "" {
+		t.Errorf("prediction errors (-want,+got):\n%s", diff)
+	}
+	e.mu.Lock()
+	ema, ok := e.perQueue["cq"].waits.Value()
+	e.mu.Unlock()
+	if !ok || ema != 12 {
+		t.Errorf("EMA of waits = %v (ok %v), want 12", ema, ok)
+	}
+}
+
+func TestWarmStartTurnsOnForecastMethod(t *testing.T) {
+	objs := paperObjects()
+	for i := range 12 {
+		admitted := t0.Add(-time.Duration(300-20*i) * time.Second)
+		w := runningWorkload("done-"+string(rune('a'+i)), "cq", "500m", admitted)
+		w.Spec.QueueName = "lq"
+		finished := admitted.Add(time.Duration(15+i) * time.Second)
+		w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{
+			Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(finished),
+		})
+		objs.finished = append(objs.finished, w)
+	}
+	env := newTestEnv(t, objs)
+	e := env.estimator(t, WithMinServiceSamples(10))
+	reader := utiltesting.NewClientBuilder().WithLists(func() *kueue.WorkloadList {
+		var l kueue.WorkloadList
+		for _, w := range append(append(objs.running, objs.pending...), objs.finished...) {
+			l.Items = append(l.Items, *w.DeepCopy())
+		}
+		return &l
+	}(), &kueue.ClusterQueueList{Items: []kueue.ClusterQueue{*objs.cqs[0]}}).Build()
+	if err := e.WarmStart(env.ctx, reader); err != nil {
+		t.Fatalf("WarmStart: %v", err)
+	}
+	e.Refresh(env.ctx)
+	est, ok := e.Results().Workload(workload.NewReference("ns", "p0"))
+	if !ok || est.Method != MethodForecast || !est.HasWait {
+		t.Errorf("p0 estimate after warm start = %+v, want method Forecast with a wait", est)
+	}
+	model, _ := e.Results().Queue("cq")
+	if !model.HasRates || model.MeanService < 15*time.Second || model.MeanService > 27*time.Second {
+		t.Errorf("queue model after warm start = %+v, want measured rates with a mean service in [15s, 27s]", model)
+	}
+}
+
+func TestWorkloadEventsFeedStatistics(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	h := e.WorkloadEventHandler()
+	running := runningWorkload("r9", "cq", "500m", t0.Add(-30*time.Second))
+	done := running.DeepCopy()
+	done.Status.Conditions = append(done.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(t0),
+	})
+
+	// Before the warm start events are dropped.
+	h.OnUpdate(running, done)
+	e.mu.Lock()
+	if s, ok := e.perQueue["cq"]; ok && s.service.Count() != 0 {
+		t.Errorf("an event before the warm start was counted")
+	}
+	e.mu.Unlock()
+
+	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+		t.Fatal(err)
+	}
+	h.OnUpdate(running, done)
+	preempted := running.DeepCopy()
+	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(t0),
+	})
+	h.OnUpdate(running, preempted)
+	h.OnAdd(pendingWorkload("new", "500m", t0), false)
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.perQueue["cq"]
+	if got := s.service.Count(); got != 1 {
+		t.Errorf("service observations = %d, want 1", got)
+	}
+	if mean, _ := s.service.Mean(); mean != 30 {
+		t.Errorf("service mean = %v, want 30", mean)
+	}
+	if got := s.preemptions.Count(); got != 1 {
+		t.Errorf("preemptions = %d, want 1", got)
+	}
+	if got := s.arrivals.Count(); got != 1 {
+		t.Errorf("arrivals = %d, want 1", got)
+	}
+}
+
+type panickingQueues struct{ QueueSource }
+
+func (panickingQueues) PendingWorkloadsInfo(kueue.ClusterQueueReference) []*workload.Info {
+	panic("boom")
+}
+
+func TestRefreshRecoversFromPanics(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e, err := New(env.cache, panickingQueues{env.queues}, WithClock(env.clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Refresh(env.ctx)
+	if e.Panics() != 1 {
+		t.Errorf("Panics() = %d, want 1", e.Panics())
+	}
+	if _, ok := e.Results().Queue("cq"); ok {
+		t.Errorf("a queue whose refresh panicked was published")
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	env := newTestEnv(t, envObjects{})
+	cases := map[string]struct {
+		opt  Option
+		want string
+	}{
+		"zero refresh period":       {WithRefreshPeriod(0), "refresh period"},
+		"staleness below refresh":   {WithMaxStaleness(time.Millisecond), "max staleness"},
+		"alpha above one":           {WithEMAAlpha(1.5), "EMA alpha"},
+		"alpha zero":                {WithEMAAlpha(0), "EMA alpha"},
+		"no service samples":        {WithMinServiceSamples(0), "minimum service samples"},
+		"negative horizon":          {WithHorizon(-time.Second), "horizon"},
+		"too many forecast samples": {WithForecastSamples(1 << 30), "samples"},
+		"negative prior":            {WithPriorMeanService(-time.Second), "prior mean service"},
+		"zero half-life":            {WithStatisticsHalfLife(0), "half-life"},
+		"zero sample size":          {WithServiceSampleSize(0), "sample size"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := New(env.cache, env.queues, tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New error = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := New(nil, env.queues); err == nil {
+		t.Errorf("New accepted a nil snapshot source")
+	}
+}
+
+func TestNilResultsAreEmpty(t *testing.T) {
+	var r *Results
+	if _, ok := r.Workload("ns/w"); ok {
+		t.Error("nil results found a workload")
+	}
+	if _, ok := r.Queue("cq"); ok {
+		t.Error("nil results found a queue")
+	}
+	for range r.Queues() {
+		t.Error("nil results iterated a queue")
+	}
+	if !r.At().IsZero() {
+		t.Error("nil results have a time")
+	}
+}

@@ -1,0 +1,250 @@
+package estimator
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
+)
+
+// WorkloadEventHandler returns the handler to register on the manager's
+// Workload informer. It turns transitions into statistics: a new pending
+// workload is an arrival in its ClusterQueue; a Finished transition gives a
+// service time (quota reservation to finish) and frees quota; an eviction
+// by preemption is a re-entry (μ_p) and frees quota. Events that arrive
+// before [Estimator.WarmStart] has run are dropped: the warm start reads
+// the same objects from the informer's store.
+func (e *Estimator) WorkloadEventHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if wl, ok := obj.(*kueue.Workload); ok {
+				e.onWorkloadAdd(wl)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			oldWl, ok1 := oldObj.(*kueue.Workload)
+			newWl, ok2 := newObj.(*kueue.Workload)
+			if ok1 && ok2 {
+				e.onWorkloadUpdate(oldWl, newWl)
+			}
+		},
+	}
+}
+
+// ClusterQueueEventHandler returns the handler to register on the
+// manager's ClusterQueue informer; it tracks each ClusterQueue's queueing
+// strategy, which the snapshot does not carry.
+func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
+	set := func(obj any) {
+		if cq, ok := obj.(*kueue.ClusterQueue); ok {
+			e.mu.Lock()
+			e.strategies[kueue.ClusterQueueReference(cq.Name)] = cq.Spec.QueueingStrategy
+			e.mu.Unlock()
+			e.dirty.Store(true)
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if cq, ok := obj.(*kueue.ClusterQueue); ok {
+				e.mu.Lock()
+				delete(e.strategies, kueue.ClusterQueueReference(cq.Name))
+				delete(e.perQueue, kueue.ClusterQueueReference(cq.Name))
+				e.mu.Unlock()
+				e.dirty.Store(true)
+			}
+		},
+	}
+}
+
+func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
+	defer e.recoverPanic("onWorkloadAdd")
+	if isFinished(wl) || wl.Status.Admission != nil {
+		return
+	}
+	cq, ok := e.clusterQueueOf(wl)
+	if !ok {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.warmed {
+		return
+	}
+	e.statsFor(cq).arrivals.ObserveAt(wl.CreationTimestamp.Time)
+	e.dirty.Store(true)
+	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", klogKey(wl), "clusterQueue", cq)
+}
+
+func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
+	defer e.recoverPanic("onWorkloadUpdate")
+	admission := newWl.Status.Admission
+	if admission == nil {
+		admission = oldWl.Status.Admission
+	}
+	if admission == nil {
+		return
+	}
+	cq := admission.ClusterQueue
+	finished := !isFinished(oldWl) && isFinished(newWl)
+	preempted := !isEvictedByPreemption(oldWl) && isEvictedByPreemption(newWl)
+	if !finished && !preempted {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.warmed {
+		return
+	}
+	s := e.statsFor(cq)
+	now := e.opts.clock.Now()
+	if finished {
+		if span, ok := serviceSpan(oldWl, newWl); ok {
+			s.service.ObserveAt(span.End, span.Seconds())
+			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", klogKey(newWl), "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
+		}
+	}
+	if preempted {
+		at := now
+		if c := apimeta.FindStatusCondition(newWl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
+			at = c.LastTransitionTime.Time
+		}
+		s.preemptions.ObserveAt(at)
+		e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", klogKey(newWl), "clusterQueue", cq)
+	}
+	if s.pending > 0 && s.freedAt.IsZero() {
+		s.freedAt = now
+	}
+	e.dirty.Store(true)
+}
+
+// WarmStart seeds the statistics from the Workload and ClusterQueue objects
+// in the informer cache (reader is the manager's cache: no API request is
+// made), so that a restarted manager does not start blind: arrivals from
+// creation times, service times from finished workloads' reservation and
+// finish times, the EMA from admitted workloads' waits, preemptions from
+// eviction times. Call it once the cache has synced; until it returns the
+// event handlers drop events.
+func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) error {
+	defer e.recoverPanic("WarmStart")
+	var wls kueue.WorkloadList
+	if err := reader.List(ctx, &wls); err != nil {
+		return fmt.Errorf("estimator: warm start: listing workloads from the cache: %w", err)
+	}
+	var cqs kueue.ClusterQueueList
+	if err := reader.List(ctx, &cqs); err != nil {
+		return fmt.Errorf("estimator: warm start: listing cluster queues from the cache: %w", err)
+	}
+	type seeds struct {
+		arrivals, preemptions []time.Time
+		service, waits        []stats.Span
+		earliest              time.Time
+	}
+	per := make(map[kueue.ClusterQueueReference]*seeds)
+	get := func(cq kueue.ClusterQueueReference) *seeds {
+		s, ok := per[cq]
+		if !ok {
+			s = &seeds{}
+			per[cq] = s
+		}
+		return s
+	}
+	for i := range wls.Items {
+		wl := &wls.Items[i]
+		cq, ok := e.clusterQueueOf(wl)
+		if !ok {
+			continue
+		}
+		s := get(cq)
+		created := wl.CreationTimestamp.Time
+		s.arrivals = append(s.arrivals, created)
+		if s.earliest.IsZero() || created.Before(s.earliest) {
+			s.earliest = created
+		}
+		if at, ok := admissionTime(wl); ok {
+			s.waits = append(s.waits, stats.Span{Start: queuedSince(wl), End: at})
+		}
+		if span, ok := serviceSpan(wl, wl); ok && isFinished(wl) {
+			s.service = append(s.service, span)
+		}
+		if isEvictedByPreemption(wl) {
+			if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
+				s.preemptions = append(s.preemptions, c.LastTransitionTime.Time)
+			}
+		}
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range cqs.Items {
+		e.strategies[kueue.ClusterQueueReference(cqs.Items[i].Name)] = cqs.Items[i].Spec.QueueingStrategy
+	}
+	for cq, s := range per {
+		qs := e.statsFor(cq)
+		qs.arrivals.Seed(s.earliest, s.arrivals)
+		qs.preemptions.Seed(s.earliest, s.preemptions)
+		slices.SortFunc(s.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
+		qs.service.Seed(s.service)
+		slices.SortFunc(s.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
+		qs.waits.Seed(s.waits)
+	}
+	e.warmed = true
+	e.dirty.Store(true)
+	e.opts.log.V(2).Info("Wait time estimator warmed from the cache", "workloads", len(wls.Items), "clusterQueues", len(per))
+	return nil
+}
+
+// clusterQueueOf is the ClusterQueue a workload is admitted to or, pending,
+// the one its LocalQueue points to.
+func (e *Estimator) clusterQueueOf(wl *kueue.Workload) (kueue.ClusterQueueReference, bool) {
+	if wl.Status.Admission != nil {
+		return wl.Status.Admission.ClusterQueue, true
+	}
+	if wl.Spec.QueueName == "" {
+		return "", false
+	}
+	return e.queues.ClusterQueueFromLocalQueue(utilqueue.KeyFromWorkload(wl))
+}
+
+// serviceSpan is a finished workload's service: from its quota reservation
+// (looked up on before, then after, since a finish may clear it) to its
+// Finished transition.
+func serviceSpan(before, after *kueue.Workload) (stats.Span, bool) {
+	fin := apimeta.FindStatusCondition(after.Status.Conditions, kueue.WorkloadFinished)
+	if fin == nil || fin.Status != metav1.ConditionTrue {
+		return stats.Span{}, false
+	}
+	start, ok := admissionTime(after)
+	if !ok {
+		start, ok = admissionTime(before)
+	}
+	if !ok || fin.LastTransitionTime.Time.Before(start) {
+		return stats.Span{}, false
+	}
+	return stats.Span{Start: start, End: fin.LastTransitionTime.Time}, true
+}
+
+func isFinished(wl *kueue.Workload) bool {
+	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished)
+}
+
+func isEvictedByPreemption(wl *kueue.Workload) bool {
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadEvictedByPreemption
+}
+
+func klogKey(wl *kueue.Workload) string { return wl.Namespace + "/" + wl.Name }

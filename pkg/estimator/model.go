@@ -1,0 +1,74 @@
+package estimator
+
+import (
+	"errors"
+	"maps"
+	"slices"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/util/priority"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/queueing"
+)
+
+// fillQueueModel computes the a-priori model of paper §3.3–3.5: k_eff of
+// the nominal quota over the demand mix (each distinct demand shape among
+// the known workloads weighted by its count, Eq. 4; Eq. 3 for one shape),
+// k_eff⁺ with the expected borrowable capacity, and, once arrivals and
+// service times are measured, ρ_eff with preemption feedback, Erlang-C, the
+// paper's Approximation 1 and Whitt's GI/G/k mean wait.
+func (e *Estimator) fillQueueModel(m *QueueModel, cq *capacity.ClusterQueue, classes map[string]*capacity.Class, v statsView) {
+	if len(classes) == 0 {
+		return
+	}
+	mix := make([]capacity.Class, 0, len(classes))
+	for _, k := range slices.Sorted(maps.Keys(classes)) {
+		mix = append(mix, *classes[k])
+	}
+	k, err := capacity.KEffMix(cq, mix, capacity.BasisNominal)
+	if err != nil && !errors.Is(err, capacity.ErrZeroDemand) {
+		e.opts.log.V(4).Info("Cannot compute k_eff", "clusterQueue", m.ClusterQueue, "err", err)
+		return
+	}
+	m.EffectiveServers = k.Servers
+	m.BottleneckFlavor, m.BottleneckResource = k.Flavor, k.Resource
+	if kb, err := capacity.KEffMix(cq, mix, capacity.BasisExpectedBorrowing); err == nil && kb.Servers != k.Servers {
+		m.EffectiveServersWithBorrowing, m.HasBorrowing = kb.Servers, true
+	}
+	if !v.hasArrivals || !v.hasService || k.Servers < 1 || k.Unbounded {
+		return
+	}
+	servers := k.Servers
+	if m.HasBorrowing {
+		servers = m.EffectiveServersWithBorrowing
+	}
+	r, err := queueing.Analyze(queueing.Model{
+		Servers:        min(servers, queueing.MaxServers),
+		ArrivalRate:    v.arrivalRate,
+		PreemptionRate: v.preemptionRate,
+		MeanService:    v.serviceMean,
+		ServiceSCV:     v.serviceSCV,
+		ArrivalSCV:     v.arrivalSCV,
+	})
+	if err != nil {
+		e.opts.log.V(4).Info("Cannot analyze the queue model", "clusterQueue", m.ClusterQueue, "err", err)
+		return
+	}
+	m.HasRates = true
+	m.ArrivalRate, m.ArrivalSCV, m.PreemptionRate = v.arrivalRate, v.arrivalSCV, v.preemptionRate
+	m.MeanService, m.ServiceSCV = seconds(v.serviceMean), v.serviceSCV
+	m.Utilization, m.Stable = r.Utilization, r.Stable
+	if r.Stable {
+		m.ProbabilityOfWait = r.WaitProbability
+		m.MeanWait = seconds(r.Approximation1.MeanWait)
+		m.WhittMeanWait = seconds(r.Whitt.MeanWait)
+	}
+}
+
+func priorityOf(wl *kueue.Workload) int32 {
+	if wl == nil {
+		return 0
+	}
+	return priority.Priority(wl)
+}

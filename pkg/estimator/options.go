@@ -1,0 +1,158 @@
+package estimator
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
+)
+
+// Defaults of an [Estimator] built without options.
+const (
+	DefaultRefreshPeriod      = time.Second
+	DefaultMaxStaleness       = 10 * time.Second
+	DefaultStatisticsHalfLife = stats.DefaultHalfLife
+	DefaultMinServiceSamples  = 10
+	DefaultServiceSampleSize  = stats.DefaultReservoirCapacity
+	DefaultEMAAlpha           = stats.DefaultEMAAlpha
+	DefaultForecastSamples    = forecast.DefaultSamples
+	DefaultForecastDepth      = forecast.DefaultHorizonCount
+	DefaultHorizon            = 7 * 24 * time.Hour
+)
+
+type options struct {
+	clock             clock.PassiveClock
+	rng               *rand.Rand
+	log               logr.Logger
+	reporter          MetricsReporter
+	refreshPeriod     time.Duration
+	maxStaleness      time.Duration
+	halfLife          time.Duration
+	minServiceSamples int
+	serviceSampleSize int
+	emaAlpha          float64
+	forecastSamples   int
+	forecastDepth     int
+	horizon           time.Duration
+	priorMeanService  time.Duration
+	warmStartFrom     client.Reader
+}
+
+func defaultOptions() options {
+	return options{
+		clock:             clock.RealClock{},
+		log:               logr.Discard(),
+		refreshPeriod:     DefaultRefreshPeriod,
+		maxStaleness:      DefaultMaxStaleness,
+		halfLife:          DefaultStatisticsHalfLife,
+		minServiceSamples: DefaultMinServiceSamples,
+		serviceSampleSize: DefaultServiceSampleSize,
+		emaAlpha:          DefaultEMAAlpha,
+		forecastSamples:   DefaultForecastSamples,
+		forecastDepth:     DefaultForecastDepth,
+		horizon:           DefaultHorizon,
+	}
+}
+
+// Option configures an [Estimator].
+type Option func(*options)
+
+// WithClock sets the clock every timestamp is read from (default: the real
+// clock). Tests pass a fake clock.
+func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
+
+// WithRand sets the random source of the Monte Carlo forecasts and the
+// service-time reservoir (default: a PCG source seeded from the clock at
+// construction). It is used under the estimator's lock only.
+func WithRand(r *rand.Rand) Option { return func(o *options) { o.rng = r } }
+
+// WithLogger sets the logger. Per-workload messages are logged at V(3),
+// per-refresh messages at V(4) and above.
+func WithLogger(l logr.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithMetricsReporter sets where the published queue models and the
+// prediction errors observed at admission are reported (default: nowhere).
+func WithMetricsReporter(r MetricsReporter) Option { return func(o *options) { o.reporter = r } }
+
+// WithRefreshPeriod sets how often the background loop may recompute the
+// forecasts when something changed (default 1s, must be > 0).
+func WithRefreshPeriod(d time.Duration) Option { return func(o *options) { o.refreshPeriod = d } }
+
+// WithMaxStaleness sets how old published results may get when nothing
+// changed before they are recomputed anyway, so that running workloads'
+// ages advance (default 10s, must be ≥ the refresh period).
+func WithMaxStaleness(d time.Duration) Option { return func(o *options) { o.maxStaleness = d } }
+
+// WithStatisticsHalfLife sets the half-life of the time-decayed arrival,
+// preemption and throughput rates (default 30m, must be > 0).
+func WithStatisticsHalfLife(d time.Duration) Option { return func(o *options) { o.halfLife = d } }
+
+// WithMinServiceSamples sets how many observed service times a
+// ClusterQueue needs before its forecasts use them (method Forecast) rather
+// than the a-priori prior (method APriori) (default 10, must be ≥ 1).
+func WithMinServiceSamples(n int) Option { return func(o *options) { o.minServiceSamples = n } }
+
+// WithServiceSampleSize sets the size of the bounded per-ClusterQueue
+// service-time sample (default 512, must be ≥ 1).
+func WithServiceSampleSize(n int) Option { return func(o *options) { o.serviceSampleSize = n } }
+
+// WithEMAAlpha sets α of the paper's EMA baseline of observed waits
+// (default 0.3, must be in (0, 1]).
+func WithEMAAlpha(a float64) Option { return func(o *options) { o.emaAlpha = a } }
+
+// WithForecastSamples sets the Monte Carlo replica count of a forecast
+// (default 128, in [1, forecast.MaxSamples]).
+func WithForecastSamples(n int) Option { return func(o *options) { o.forecastSamples = n } }
+
+// WithForecastDepth sets how many quotable pending workloads per
+// ClusterQueue are rolled forward; deeper ones are extrapolated from the
+// simulated throughput (default 128, in [1, forecast.MaxHorizonCount]).
+func WithForecastDepth(n int) Option { return func(o *options) { o.forecastDepth = n } }
+
+// WithHorizon sets the longest wait a forecast reports; longer ones are
+// reported as the horizon and flagged (default 7 days, must be > 0).
+func WithHorizon(d time.Duration) Option { return func(o *options) { o.horizon = d } }
+
+// WithPriorMeanService sets the mean service time assumed, as an exponential
+// law, before a ClusterQueue has enough observed completions (method
+// APriori). Zero (the default) means no prior: until then only workloads
+// with maximumExecutionTimeSeconds (an upper bound) give the prior, and
+// without any a ClusterQueue's workloads get their admissibility but no wait.
+func WithPriorMeanService(d time.Duration) Option {
+	return func(o *options) { o.priorMeanService = d }
+}
+
+// WithWarmStart makes [Estimator.Start] call [Estimator.WarmStart] with
+// reader (the manager's cache, already synced when runnables start) before
+// its first refresh.
+func WithWarmStart(reader client.Reader) Option { return func(o *options) { o.warmStartFrom = reader } }
+
+func (o *options) validate() error {
+	switch {
+	case o.clock == nil:
+		return fmt.Errorf("estimator: nil clock")
+	case o.refreshPeriod <= 0:
+		return fmt.Errorf("estimator: refresh period %v must be > 0", o.refreshPeriod)
+	case o.maxStaleness < o.refreshPeriod:
+		return fmt.Errorf("estimator: max staleness %v must be at least the refresh period %v", o.maxStaleness, o.refreshPeriod)
+	case o.halfLife <= 0:
+		return fmt.Errorf("estimator: statistics half-life %v must be > 0", o.halfLife)
+	case o.minServiceSamples < 1:
+		return fmt.Errorf("estimator: minimum service samples %d must be ≥ 1", o.minServiceSamples)
+	case o.serviceSampleSize < 1:
+		return fmt.Errorf("estimator: service sample size %d must be ≥ 1", o.serviceSampleSize)
+	case !(o.emaAlpha > 0 && o.emaAlpha <= 1):
+		return fmt.Errorf("estimator: EMA alpha %v must be in (0, 1]", o.emaAlpha)
+	case o.horizon <= 0:
+		return fmt.Errorf("estimator: horizon %v must be > 0", o.horizon)
+	case o.priorMeanService < 0:
+		return fmt.Errorf("estimator: prior mean service %v must be ≥ 0", o.priorMeanService)
+	}
+	return nil
+}

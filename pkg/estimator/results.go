@@ -1,0 +1,166 @@
+package estimator
+
+import (
+	"iter"
+	"time"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+// Admissibility is the paper's partition (Def. 3) of a pending workload.
+type Admissibility string
+
+const (
+	// Quotable: for every resource group the workload's demand fits some
+	// flavor's potential capacity (nominal + maximum borrowable); it waits a
+	// finite time while the queue is stable.
+	Quotable Admissibility = "Quotable"
+	// Unfeasible: it can never be admitted without reconfiguration.
+	Unfeasible Admissibility = "Unfeasible"
+)
+
+// Method says how a [WorkloadEstimate]'s wait was computed.
+type Method string
+
+const (
+	// MethodForecast: a Monte Carlo roll of the live queue with the
+	// ClusterQueue's observed service times.
+	MethodForecast Method = "Forecast"
+	// MethodAPriori: the same roll with an a-priori exponential service law
+	// (the configured prior, or the workloads' maximum execution times),
+	// because too few completions have been observed.
+	MethodAPriori Method = "APriori"
+	// MethodNone: no wait is given: the workload is Unfeasible, or nothing
+	// is known yet about service times.
+	MethodNone Method = "None"
+)
+
+// WorkloadEstimate is what the estimator publishes for one pending workload.
+type WorkloadEstimate struct {
+	ClusterQueue  kueue.ClusterQueueReference
+	Admissibility Admissibility
+	// Reason says why an Unfeasible workload can never be admitted, e.g.
+	// "flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)".
+	Reason string
+	Method Method
+	// HasWait is false for MethodNone; the wait fields are then zero.
+	HasWait bool
+	// ExpectedWait, P50 and P90 are the remaining wait from EstimatedAt.
+	ExpectedWait time.Duration
+	P50          time.Duration
+	P90          time.Duration
+	// EstimatedAdmission is EstimatedAt + ExpectedWait.
+	EstimatedAdmission time.Time
+	// EstimatedAt is the time of the queue state that was rolled forward.
+	EstimatedAt time.Time
+	// BeyondHorizon is set when the horizon cut a figure: the true wait may
+	// be longer than reported.
+	BeyondHorizon bool
+}
+
+// QueueModel is the a-priori queueing model of one ClusterQueue (paper
+// §3.3–3.5) with the statistics it was computed from.
+type QueueModel struct {
+	ClusterQueue kueue.ClusterQueueReference
+	// EffectiveServers is k_eff by vector packing of the nominal quota over
+	// the demand mix of the known workloads (Eq. 3, or Eq. 4 for several
+	// demand shapes). Zero when no workload is known.
+	EffectiveServers int
+	// EffectiveServersWithBorrowing is k_eff⁺ with the expected borrowable
+	// capacity; valid when HasBorrowing.
+	EffectiveServersWithBorrowing int
+	HasBorrowing                  bool
+	BottleneckFlavor              string
+	BottleneckResource            string
+	// HasRates is set once arrivals and service times have been measured;
+	// the fields below are meaningful only then.
+	HasRates bool
+	// ArrivalRate is λ (new workloads per second), PreemptionRate μ_p
+	// (preempted workloads re-entering per second).
+	ArrivalRate    float64
+	ArrivalSCV     float64
+	PreemptionRate float64
+	MeanService    time.Duration
+	ServiceSCV     float64
+	// Utilization is ρ_eff = (λ + μ_p)·E[S]/k_eff; it may exceed 1.
+	Utilization float64
+	// Stable is ρ_eff < 1; when false no mean wait exists.
+	Stable bool
+	// ProbabilityOfWait is the Erlang-C probability (valid when Stable).
+	ProbabilityOfWait float64
+	// MeanWait is the paper's Approximation 1, WhittMeanWait the GI/G/k
+	// estimate with the measured c_a² (valid when Stable).
+	MeanWait      time.Duration
+	WhittMeanWait time.Duration
+	// EMAWait is the paper's baseline, an EMA of observed waits; valid
+	// when HasEMA.
+	EMAWait time.Duration
+	HasEMA  bool
+	// PendingWorkloads and UnfeasibleWorkloads count the pending list.
+	PendingWorkloads    int
+	UnfeasibleWorkloads int
+	// At is when the model was computed.
+	At time.Time
+}
+
+// Results is one published set of estimates. It is immutable; a nil
+// *Results is valid and empty.
+type Results struct {
+	at        time.Time
+	workloads map[workload.Reference]WorkloadEstimate
+	queues    map[kueue.ClusterQueueReference]QueueModel
+}
+
+// At is when the results were computed (the zero time for none).
+func (r *Results) At() time.Time {
+	if r == nil {
+		return time.Time{}
+	}
+	return r.at
+}
+
+// Workload returns the estimate of a pending workload.
+func (r *Results) Workload(key workload.Reference) (WorkloadEstimate, bool) {
+	if r == nil {
+		return WorkloadEstimate{}, false
+	}
+	e, ok := r.workloads[key]
+	return e, ok
+}
+
+// Queue returns the model of a ClusterQueue.
+func (r *Results) Queue(cq kueue.ClusterQueueReference) (QueueModel, bool) {
+	if r == nil {
+		return QueueModel{}, false
+	}
+	m, ok := r.queues[cq]
+	return m, ok
+}
+
+// Queues iterates over every ClusterQueue's model, in no particular order.
+func (r *Results) Queues() iter.Seq2[kueue.ClusterQueueReference, QueueModel] {
+	return func(yield func(kueue.ClusterQueueReference, QueueModel) bool) {
+		if r == nil {
+			return
+		}
+		for k, v := range r.queues {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// MetricsReporter receives what the estimator publishes. The patched Kueue
+// implements it with its metrics package; it must not block.
+type MetricsReporter interface {
+	// ReportQueueModel is called for every ClusterQueue after each refresh.
+	ReportQueueModel(m QueueModel)
+	// ClearQueueModel is called once for a ClusterQueue that disappeared.
+	ClearQueueModel(cq kueue.ClusterQueueReference)
+	// ReportPredictionError is called when a workload with a published wait
+	// is admitted: predicted is the wait the last estimate gave from the
+	// workload's queueing time, actual the wait it had.
+	ReportPredictionError(cq kueue.ClusterQueueReference, method Method, predicted, actual time.Duration)
+}

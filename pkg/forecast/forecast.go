@@ -1,0 +1,426 @@
+package forecast
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+// Policy is the ClusterQueue's queueing strategy.
+type Policy int
+
+const (
+	// BestEffortFIFO: a pending workload that does not fit is passed over
+	// and the next one in order may be admitted.
+	BestEffortFIFO Policy = iota
+	// StrictFIFO: a pending workload that does not fit blocks every
+	// workload behind it.
+	StrictFIFO
+)
+
+func (p Policy) String() string {
+	switch p {
+	case BestEffortFIFO:
+		return "BestEffortFIFO"
+	case StrictFIFO:
+		return "StrictFIFO"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// Running is one admitted workload that still holds quota.
+type Running struct {
+	// Usage is the quota it holds, already assigned to flavors.
+	Usage capacity.Quantities
+	// AgeSeconds is how long it has been running (NaN or negative: 0).
+	AgeSeconds float64
+	// MaxExecutionSeconds is Kueue's maximumExecutionTimeSeconds; 0 (or
+	// NaN, negative, +Inf) means none. With a bound m the residual is at
+	// most m − age, and a workload with age ≥ m ends now.
+	MaxExecutionSeconds float64
+}
+
+// Pending is one pending workload, given in the order Kueue will try them
+// (the visibility API's order, which is by priority, then queue order).
+type Pending struct {
+	ID string
+	// Options are its demands, one per flavor assignment Kueue would try,
+	// in order; the first that fits the free quota is taken. Options that
+	// cannot fit even the whole of [Queue.Capacity] are dropped.
+	Options []capacity.Quantities
+	// Quotable is the partition of paper Def. 3. A workload that is not
+	// Quotable (Unfeasible) is skipped entirely: it neither waits nor
+	// blocks, and gets [MethodUnfeasible].
+	Quotable bool
+	// MaxExecutionSeconds bounds its service time as for [Running].
+	MaxExecutionSeconds float64
+	// Priority only orders it against [Arrival] classes.
+	Priority int32
+}
+
+// Arrival is a class of future workloads that arrive as a Poisson process
+// while the queue drains and are placed ahead of every pending workload of
+// lower priority (behind those of equal or higher priority, and behind
+// earlier arrivals of the same priority). Under BestEffortFIFO they may
+// also backfill capacity that a blocked workload ahead of them cannot use.
+// A class with rate 0 or with no option that fits the capacity is ignored.
+type Arrival struct {
+	RatePerSecond       float64
+	Options             []capacity.Quantities
+	Priority            int32
+	MaxExecutionSeconds float64
+}
+
+// Queue is the live snapshot of one ClusterQueue. Times are seconds
+// relative to now = 0.
+type Queue struct {
+	// Capacity is what the ClusterQueue may use (nominal, or nominal plus
+	// the borrowing the caller expects). A dimension set to
+	// capacity.Unlimited never constrains; a dimension that is missing has
+	// capacity 0.
+	Capacity capacity.Quantities
+	Running  []Running
+	Pending  []Pending
+	Policy   Policy
+	// Service describes service times; it must not be nil.
+	Service ServiceModel
+	// CyclePeriodSeconds is the smallest gap between two admissions in this
+	// ClusterQueue (Kueue admits at most one head per ClusterQueue per
+	// scheduling cycle); 0 means no cap.
+	CyclePeriodSeconds float64
+	// AdmissionLatencySeconds is the fixed delay from "fits" to "admitted"
+	// (quota is held from the decision; service starts at admission).
+	AdmissionLatencySeconds float64
+	// Arrivals are optional future arrivals (see [Arrival]).
+	Arrivals []Arrival
+}
+
+// Method says how an [Estimate] was produced. The set is closed:
+// [MethodForecast], [MethodForecastExponential] and [MethodUnfeasible].
+type Method string
+
+const (
+	// MethodForecast: Monte Carlo roll with a service model learned from
+	// observations (any [ServiceModel] other than [Exponential]).
+	MethodForecast Method = "Forecast"
+	// MethodForecastExponential: the same roll with an a-priori
+	// [Exponential] service model of configured mean.
+	MethodForecastExponential Method = "ForecastExponential"
+	// MethodUnfeasible: the workload is not Quotable; it gets no wait.
+	MethodUnfeasible Method = "Unfeasible"
+)
+
+// Estimate is the forecast for one pending workload. All times are seconds
+// from now, finite, ≥ 0 and at most the horizon; P50 ≤ P90. For a workload
+// with Method [MethodUnfeasible] the times are 0 and carry no meaning.
+type Estimate struct {
+	ID       string
+	Quotable bool
+	// ExpectedWaitSeconds is the mean remaining wait until admission.
+	ExpectedWaitSeconds float64
+	// P50Seconds and P90Seconds are quantiles of the remaining wait.
+	P50Seconds float64
+	P90Seconds float64
+	// AdmissionOffsetSeconds is when admission is expected, relative to now
+	// (the adapter adds it to now to publish an admission time). Waits are
+	// measured from now, so it equals ExpectedWaitSeconds.
+	AdmissionOffsetSeconds float64
+	Method                 Method
+	// Extrapolated is set for workloads beyond the count horizon, whose
+	// figures come from the simulated admission throughput rather than the
+	// roll itself.
+	Extrapolated bool
+	// Clamped is set when the horizon cut any of the figures: the true
+	// value may be larger. It happens in long overloads, behind a
+	// StrictFIFO head that never fits, and for workloads none of whose
+	// options fits the whole capacity.
+	Clamped bool
+}
+
+// Defaults of a [Forecaster] built without options.
+const (
+	DefaultSamples        = 96
+	DefaultHorizonCount   = 128
+	DefaultHorizonSeconds = 7 * 24 * 3600.0
+)
+
+// Limits on the options, to keep a forecast's cost bounded.
+const (
+	MaxSamples      = 1 << 16
+	MaxHorizonCount = 1 << 20
+)
+
+// ErrInvalidOption is wrapped by [New] for a bad option value.
+var ErrInvalidOption = errors.New("invalid forecaster option")
+
+// ErrInvalidQueue is wrapped by [Forecaster.Forecast] when the queue as a
+// whole cannot be forecast (no service model, bad policy, bad cycle
+// period...). Bad per-workload numbers are sanitized instead (see the field
+// docs), so one odd workload never hides the forecast of the others.
+var ErrInvalidQueue = errors.New("invalid queue")
+
+// Forecaster holds the tuning of the Monte Carlo roll. It is immutable and
+// safe for concurrent use; each [Forecaster.Forecast] call takes its own
+// random source.
+type Forecaster struct {
+	samples        int
+	horizonCount   int
+	horizonSeconds float64
+}
+
+// Option configures a [Forecaster].
+type Option func(*Forecaster) error
+
+// WithSamples sets the number of Monte Carlo replicas R (1 ≤ R ≤
+// [MaxSamples]; default [DefaultSamples]). The standard error of an
+// expected wait shrinks as 1/√R; the cost grows linearly.
+func WithSamples(n int) Option {
+	return func(f *Forecaster) error {
+		if n < 1 || n > MaxSamples {
+			return fmt.Errorf("%w: samples %d not in [1, %d]", ErrInvalidOption, n, MaxSamples)
+		}
+		f.samples = n
+		return nil
+	}
+}
+
+// WithHorizonCount sets H, how many quotable pending workloads (from the
+// head) are rolled forward (1 ≤ H ≤ [MaxHorizonCount]; default
+// [DefaultHorizonCount]). Later ones are extrapolated. H should exceed the
+// depth at which BestEffortFIFO backfilling matters in the queue.
+func WithHorizonCount(n int) Option {
+	return func(f *Forecaster) error {
+		if n < 1 || n > MaxHorizonCount {
+			return fmt.Errorf("%w: horizon count %d not in [1, %d]", ErrInvalidOption, n, MaxHorizonCount)
+		}
+		f.horizonCount = n
+		return nil
+	}
+}
+
+// WithHorizonSeconds sets the time horizon T: no figure exceeds T, and a
+// figure cut by it is flagged [Estimate.Clamped] (T finite and > 0; default
+// [DefaultHorizonSeconds], 7 days).
+func WithHorizonSeconds(s float64) Option {
+	return func(f *Forecaster) error {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("%w: horizon %v s must be finite and > 0", ErrInvalidOption, s)
+		}
+		f.horizonSeconds = s
+		return nil
+	}
+}
+
+// New returns a [Forecaster] with the defaults changed by opts, or the first
+// option error (wrapping [ErrInvalidOption]).
+func New(opts ...Option) (*Forecaster, error) {
+	f := &Forecaster{
+		samples:        DefaultSamples,
+		horizonCount:   DefaultHorizonCount,
+		horizonSeconds: DefaultHorizonSeconds,
+	}
+	for _, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: nil option", ErrInvalidOption)
+		}
+		if err := o(f); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// Forecast returns one [Estimate] per pending workload of q, in the same
+// order, drawing all randomness from r.
+//
+// The first H quotable pending workloads are rolled forward R times: each
+// replica draws the residual of every running workload (bounded by its
+// maximum execution time), then replays the event sequence — a completion
+// frees its quota; at every admission opportunity the policy picks the
+// first workload in order whose first fitting option fits the free quota in
+// every flavor-resource (BestEffortFIFO), or only the head (StrictFIFO);
+// admissions are at least CyclePeriodSeconds apart; an admitted workload
+// holds its quota from the decision, is admitted AdmissionLatencySeconds
+// later and runs a fresh draw of the service model. The expected wait is
+// the mean of the R admission times, P50 and P90 their quantiles (linear
+// interpolation between order statistics).
+//
+// A quotable workload at position n beyond the first H is extrapolated
+// from the simulated throughput. Let wᵢ = (dominant share of its first
+// fitting option, max over dimensions of demand/capacity) × min(E[S],
+// MaxExecutionSeconds) be a workload's work, A the time by which all H
+// simulated workloads are admitted (mean μ_A, variance σ²_A over
+// replicas), and B the time by which the admitted work, in any order,
+// reaches that of the first h₀ = ⌊H/2⌋ in queue order (mean μ_B, variance
+// σ²_B). The work throughput over the second half of the roll is
+// r = Σ_{h₀≤i<H} wᵢ / (μ_A − μ_B) — 1 work-unit/s, i.e. full capacity,
+// capped by w̄/CyclePeriodSeconds, when it cannot be measured — and
+//
+//	E[W_n]   = μ_A + Σ_{H≤i≤n} wᵢ / r + δ_shape(n)
+//	Var[W_n] = σ²_A + v · Σ_{H≤i≤n} wᵢ
+//	P50 = E[W_n],  P90 = E[W_n] + 1.2816·√Var[W_n]   (normal approximation)
+//
+// where v = (σ²_A − σ²_B) / Σ_{h₀≤i<H} wᵢ is the growth of the variance
+// per unit of work (w̄/r² when it cannot be measured, the value for
+// Poisson-like admissions). δ is the BestEffortFIFO lateness of the
+// workload's demand shape (keyed by its first fitting option): the mean,
+// over the first h₀ simulated workloads of that shape, of their admission
+// time minus the time by which the work up to and including them is
+// admitted — positive for large workloads that smaller ones pass, negative
+// for the small ones; 0 under StrictFIFO, with a single shape, or for a
+// shape not seen in the roll. Passing that needs more than H/2 workloads
+// behind to show is not captured.
+//
+// Cost: O(R · ((H + N_run)·log N_run + H·S)) for the roll, with S ≤ H the
+// number of distinct demand shapes among the first H (BestEffortFIFO
+// indexes the pending workloads by shape, so one admission opportunity
+// costs O(S), not O(H)), O(R·H) on average for the quantiles (selection,
+// not sorting) and O(N) map reads for the rest of the queue. With Arrivals
+// each replica is also cut after 64·(H + N_run) + 4096 events; workloads
+// not admitted by then are reported at the horizon, clamped.
+//
+// Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
+// is nil, q.Service.Mean() is not finite and positive, q.Policy is unknown,
+// or CyclePeriodSeconds, AdmissionLatencySeconds or an arrival rate is
+// negative, NaN or infinite.
+func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
+	if err := validate(q, r); err != nil {
+		return nil, err
+	}
+	method := MethodForecast
+	switch q.Service.(type) {
+	case Exponential, *Exponential:
+		method = MethodForecastExponential
+	}
+	out := make([]Estimate, len(q.Pending))
+	s := newScene(q.Capacity, len(q.Running))
+	for _, run := range q.Running {
+		s.addRunning(run)
+	}
+	meanService := q.Service.Mean()
+
+	// Walk the queue once: the first H quotable workloads that can fit go to
+	// the roll, later ones get a work weight for extrapolation.
+	var beyond []beyondEntry
+	if n := len(q.Pending) - f.horizonCount; n > 0 {
+		beyond = make([]beyondEntry, 0, n)
+	}
+	blocked := false
+	for i := range q.Pending {
+		p := &q.Pending[i]
+		e := &out[i]
+		e.ID = p.ID
+		e.Quotable = p.Quotable
+		if !p.Quotable {
+			e.Method = MethodUnfeasible
+			continue
+		}
+		e.Method = method
+		if blocked {
+			f.clampToHorizon(e)
+			continue
+		}
+		maxExec := sanitizeBound(p.MaxExecutionSeconds)
+		if len(s.entries) < f.horizonCount {
+			if !s.addPending(i, p.Options, maxExec, p.Priority, meanService) {
+				f.clampToHorizon(e)
+				blocked = q.Policy == StrictFIFO
+			}
+			continue
+		}
+		share, hash, ok := s.dominantShare(p.Options)
+		if !ok {
+			f.clampToHorizon(e)
+			blocked = q.Policy == StrictFIFO
+			continue
+		}
+		e.Extrapolated = true
+		beyond = append(beyond, beyondEntry{pos: i, work: share * boundedMean(meanService, maxExec), hash: hash})
+	}
+	for _, a := range q.Arrivals {
+		s.addArrival(a)
+	}
+	if len(s.entries) == 0 {
+		return out, nil
+	}
+
+	ro := newRoller(s, q, f, r)
+	ro.run()
+	ro.summarize(out)
+	ro.extrapolate(out, beyond)
+	return out, nil
+}
+
+// beyondEntry is a quotable workload behind the count horizon.
+type beyondEntry struct {
+	pos  int     // index in Queue.Pending
+	work float64 // dominant share × bounded mean service
+	hash uint64  // vectorHash of its first fitting option
+}
+
+func validate(q Queue, r *rand.Rand) error {
+	if r == nil {
+		return fmt.Errorf("%w: nil random source", ErrInvalidQueue)
+	}
+	if q.Service == nil {
+		return fmt.Errorf("%w: nil service model", ErrInvalidQueue)
+	}
+	if m := q.Service.Mean(); !(m > 0) || math.IsInf(m, 0) {
+		return fmt.Errorf("%w: service model mean %v s must be finite and > 0", ErrInvalidQueue, m)
+	}
+	if q.Policy != BestEffortFIFO && q.Policy != StrictFIFO {
+		return fmt.Errorf("%w: unknown policy %v", ErrInvalidQueue, q.Policy)
+	}
+	if !nonNegativeFinite(q.CyclePeriodSeconds) {
+		return fmt.Errorf("%w: cycle period %v s must be finite and >= 0", ErrInvalidQueue, q.CyclePeriodSeconds)
+	}
+	if !nonNegativeFinite(q.AdmissionLatencySeconds) {
+		return fmt.Errorf("%w: admission latency %v s must be finite and >= 0", ErrInvalidQueue, q.AdmissionLatencySeconds)
+	}
+	for i, a := range q.Arrivals {
+		if !nonNegativeFinite(a.RatePerSecond) {
+			return fmt.Errorf("%w: arrival class %d rate %v /s must be finite and >= 0", ErrInvalidQueue, i, a.RatePerSecond)
+		}
+	}
+	return nil
+}
+
+func nonNegativeFinite(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
+
+// sanitizeBound maps a maximum execution time to a usable bound: anything
+// that is not finite and positive means "no bound" (0).
+func sanitizeBound(m float64) float64 {
+	if m > 0 && !math.IsInf(m, 0) {
+		return m
+	}
+	return 0
+}
+
+func sanitizeAge(a float64) float64 {
+	if a > 0 && !math.IsInf(a, 0) {
+		return a
+	}
+	if math.IsInf(a, 1) {
+		return math.MaxFloat64
+	}
+	return 0
+}
+
+// boundedMean is E[min(S, m)] approximated by min(E[S], m).
+func boundedMean(mean, maxExec float64) float64 {
+	if maxExec > 0 {
+		return min(mean, maxExec)
+	}
+	return mean
+}
+
+func (f *Forecaster) clampToHorizon(e *Estimate) {
+	e.ExpectedWaitSeconds = f.horizonSeconds
+	e.P50Seconds = f.horizonSeconds
+	e.P90Seconds = f.horizonSeconds
+	e.AdmissionOffsetSeconds = f.horizonSeconds
+	e.Clamped = true
+}

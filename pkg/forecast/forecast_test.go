@@ -1,0 +1,774 @@
+package forecast
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+var (
+	cpuFR = capacity.FlavorResource{Flavor: "default", Resource: "cpu"}
+	memFR = capacity.FlavorResource{Flavor: "default", Resource: "memory"}
+)
+
+const gi = int64(1) << 30
+
+func cpu(milli int64) capacity.Quantities { return capacity.Quantities{cpuFR: milli} }
+
+func cpuMem(milli, bytes int64) capacity.Quantities {
+	return capacity.Quantities{cpuFR: milli, memFR: bytes}
+}
+
+func mustExponential(t testing.TB, mean float64) Exponential {
+	t.Helper()
+	e, err := NewExponential(mean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func mustDeterministic(t testing.TB, s float64) Deterministic {
+	t.Helper()
+	d, err := NewDeterministic(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func mustNew(t testing.TB, opts ...Option) *Forecaster {
+	t.Helper()
+	f, err := New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func mustForecast(t testing.TB, f *Forecaster, q Queue, seed uint64) []Estimate {
+	t.Helper()
+	est, err := f.Forecast(q, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, q, est, f.horizonSeconds)
+	return est
+}
+
+// checkInvariants asserts what every forecast promises.
+func checkInvariants(t testing.TB, q Queue, est []Estimate, horizon float64) {
+	t.Helper()
+	if len(est) != len(q.Pending) {
+		t.Fatalf("got %d estimates for %d pending", len(est), len(q.Pending))
+	}
+	for i, e := range est {
+		p := q.Pending[i]
+		if e.ID != p.ID || e.Quotable != p.Quotable {
+			t.Fatalf("estimate %d is %q/%v, want %q/%v", i, e.ID, e.Quotable, p.ID, p.Quotable)
+		}
+		for name, x := range map[string]float64{
+			"expected": e.ExpectedWaitSeconds, "P50": e.P50Seconds, "P90": e.P90Seconds, "offset": e.AdmissionOffsetSeconds,
+		} {
+			if !(x >= 0) || !(x <= horizon) {
+				t.Fatalf("estimate %d %s = %v, want in [0, %v]", i, name, x, horizon)
+			}
+		}
+		if e.P50Seconds > e.P90Seconds {
+			t.Fatalf("estimate %d: P50 %v > P90 %v", i, e.P50Seconds, e.P90Seconds)
+		}
+		if e.AdmissionOffsetSeconds != e.ExpectedWaitSeconds {
+			t.Fatalf("estimate %d: offset %v != expected %v", i, e.AdmissionOffsetSeconds, e.ExpectedWaitSeconds)
+		}
+		switch {
+		case !p.Quotable:
+			if e.Method != MethodUnfeasible || e.ExpectedWaitSeconds != 0 || e.P90Seconds != 0 || e.Clamped || e.Extrapolated {
+				t.Fatalf("unfeasible estimate %d = %+v", i, e)
+			}
+		case e.Method != MethodForecast && e.Method != MethodForecastExponential:
+			t.Fatalf("quotable estimate %d has method %q", i, e.Method)
+		}
+	}
+}
+
+func pendingOf(demands ...capacity.Quantities) []Pending {
+	out := make([]Pending, len(demands))
+	for i, d := range demands {
+		out[i] = Pending{ID: fmt.Sprintf("w%d", i), Options: []capacity.Quantities{d}, Quotable: true}
+	}
+	return out
+}
+
+func waits(est []Estimate) []float64 {
+	out := make([]float64, len(est))
+	for i, e := range est {
+		out[i] = e.ExpectedWaitSeconds
+	}
+	return out
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	cases := map[string]Option{
+		"zero samples":          WithSamples(0),
+		"too many samples":      WithSamples(MaxSamples + 1),
+		"zero horizon count":    WithHorizonCount(0),
+		"huge horizon count":    WithHorizonCount(MaxHorizonCount + 1),
+		"zero horizon seconds":  WithHorizonSeconds(0),
+		"NaN horizon seconds":   WithHorizonSeconds(math.NaN()),
+		"Inf horizon seconds":   WithHorizonSeconds(math.Inf(1)),
+		"negative horizon secs": WithHorizonSeconds(-1),
+		"nil option":            nil,
+	}
+	for name, opt := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := New(opt); !errors.Is(err, ErrInvalidOption) {
+				t.Fatalf("New error = %v, want ErrInvalidOption", err)
+			}
+		})
+	}
+	f := mustNew(t)
+	if f.samples != DefaultSamples || f.horizonCount != DefaultHorizonCount || f.horizonSeconds != DefaultHorizonSeconds {
+		t.Errorf("defaults = %+v", *f)
+	}
+	f = mustNew(t, WithSamples(7), WithHorizonCount(9), WithHorizonSeconds(60))
+	if f.samples != 7 || f.horizonCount != 9 || f.horizonSeconds != 60 {
+		t.Errorf("options not applied: %+v", *f)
+	}
+}
+
+// badMean is a service model whose mean cannot be used.
+type badMean struct{ mean float64 }
+
+func (b badMean) Sample(*rand.Rand) float64            { return 1 }
+func (b badMean) Residual(float64, *rand.Rand) float64 { return 1 }
+func (b badMean) Mean() float64                        { return b.mean }
+
+func TestForecastRejectsBadQueue(t *testing.T) {
+	f := mustNew(t)
+	good := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: mustExponential(t, 10)}
+	r := rand.New(rand.NewPCG(1, 1))
+	cases := map[string]struct {
+		edit func(*Queue)
+		rng  *rand.Rand
+	}{
+		"nil service":        {edit: func(q *Queue) { q.Service = nil }, rng: r},
+		"zero-value model":   {edit: func(q *Queue) { q.Service = Exponential{} }, rng: r},
+		"NaN mean":           {edit: func(q *Queue) { q.Service = badMean{math.NaN()} }, rng: r},
+		"Inf mean":           {edit: func(q *Queue) { q.Service = badMean{math.Inf(1)} }, rng: r},
+		"unknown policy":     {edit: func(q *Queue) { q.Policy = 7 }, rng: r},
+		"negative cycle":     {edit: func(q *Queue) { q.CyclePeriodSeconds = -1 }, rng: r},
+		"NaN cycle":          {edit: func(q *Queue) { q.CyclePeriodSeconds = math.NaN() }, rng: r},
+		"Inf latency":        {edit: func(q *Queue) { q.AdmissionLatencySeconds = math.Inf(1) }, rng: r},
+		"negative latency":   {edit: func(q *Queue) { q.AdmissionLatencySeconds = -0.5 }, rng: r},
+		"NaN arrival rate":   {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: math.NaN()}} }, rng: r},
+		"negative arrival":   {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: -1}} }, rng: r},
+		"nil random source":  {edit: func(*Queue) {}, rng: nil},
+		"Inf arrival rate":   {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: math.Inf(1)}} }, rng: r},
+		"policy below range": {edit: func(q *Queue) { q.Policy = -1 }, rng: r},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := good
+			tc.edit(&q)
+			if _, err := f.Forecast(q, tc.rng); !errors.Is(err, ErrInvalidQueue) {
+				t.Fatalf("Forecast error = %v, want ErrInvalidQueue", err)
+			}
+		})
+	}
+}
+
+func TestMethodFollowsServiceModel(t *testing.T) {
+	f := mustNew(t, WithSamples(4))
+	emp, err := NewEmpirical([]float64{5, 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := mustExponential(t, 10)
+	cases := map[string]struct {
+		model ServiceModel
+		want  Method
+	}{
+		"exponential":         {exp, MethodForecastExponential},
+		"pointer exponential": {&exp, MethodForecastExponential},
+		"empirical":           {emp, MethodForecast},
+		"deterministic":       {mustDeterministic(t, 3), MethodForecast},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: tc.model}
+			if got := mustForecast(t, f, q, 1)[0].Method; got != tc.want {
+				t.Errorf("method = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDeterministicScenarios checks hand-computed waits. With a
+// deterministic model every replica is the same, so the figures are exact.
+func TestDeterministicScenarios(t *testing.T) {
+	f := mustNew(t, WithSamples(8))
+	twoFlavors := func(f1, f2 int64) capacity.Quantities {
+		return capacity.Quantities{{Flavor: "f1", Resource: "cpu"}: f1, {Flavor: "f2", Resource: "cpu"}: f2}
+	}
+	onF1 := func(m int64) capacity.Quantities { return capacity.Quantities{{Flavor: "f1", Resource: "cpu"}: m} }
+	onF2 := func(m int64) capacity.Quantities { return capacity.Quantities{{Flavor: "f2", Resource: "cpu"}: m} }
+	cases := map[string]struct {
+		queue       Queue
+		want        []float64
+		wantClamped []bool
+	}{
+		// 2 CPU, one running workload holds 1.5 CPU for 10 more seconds.
+		// BestEffortFIFO lets the 500m workload B pass the 1-CPU head A.
+		"best effort passes a blocked head": {
+			queue: Queue{
+				Capacity: cpu(2000),
+				Running:  []Running{{Usage: cpu(1500), AgeSeconds: 30}},
+				Pending:  pendingOf(cpu(1000), cpu(500)),
+				Service:  mustDeterministic(t, 40),
+			},
+			want: []float64{10, 0},
+		},
+		"strict blocks behind the head": {
+			queue: Queue{
+				Capacity: cpu(2000),
+				Running:  []Running{{Usage: cpu(1500), AgeSeconds: 30}},
+				Pending:  pendingOf(cpu(1000), cpu(500)),
+				Service:  mustDeterministic(t, 40),
+				Policy:   StrictFIFO,
+			},
+			want: []float64{10, 10},
+		},
+		// One slot; each admitted workload runs 100 s but is bounded by its
+		// maximum execution time of 5 s.
+		"max execution bounds fresh service": {
+			queue: Queue{
+				Capacity: cpu(1000),
+				Pending: []Pending{
+					{ID: "a", Options: []capacity.Quantities{cpu(1000)}, Quotable: true, MaxExecutionSeconds: 5},
+					{ID: "b", Options: []capacity.Quantities{cpu(1000)}, Quotable: true, MaxExecutionSeconds: 5},
+					{ID: "c", Options: []capacity.Quantities{cpu(1000)}, Quotable: true, MaxExecutionSeconds: 5},
+				},
+				Service: mustDeterministic(t, 100),
+			},
+			want: []float64{0, 5, 10},
+		},
+		"running past its max execution ends now": {
+			queue: Queue{
+				Capacity: cpu(1000),
+				Running:  []Running{{Usage: cpu(1000), AgeSeconds: 40, MaxExecutionSeconds: 30}},
+				Pending:  pendingOf(cpu(1000)),
+				Service:  mustDeterministic(t, 100),
+			},
+			want: []float64{0},
+		},
+		"running bounded by max execution": {
+			queue: Queue{
+				Capacity: cpu(1000),
+				Running:  []Running{{Usage: cpu(1000), AgeSeconds: 20, MaxExecutionSeconds: 30}},
+				Pending:  pendingOf(cpu(1000)),
+				Service:  mustDeterministic(t, 100),
+			},
+			want: []float64{10},
+		},
+		"NaN max execution means no bound": {
+			queue: Queue{
+				Capacity: cpu(1000),
+				Running:  []Running{{Usage: cpu(1000), AgeSeconds: 10, MaxExecutionSeconds: math.NaN()}},
+				Pending:  pendingOf(cpu(1000)),
+				Service:  mustDeterministic(t, 40),
+			},
+			want: []float64{30},
+		},
+		// Plenty of room, but one admission per 2 s cycle and 0.5 s from
+		// decision to admission.
+		"cycle period and admission latency": {
+			queue: Queue{
+				Capacity:                cpu(10000),
+				Pending:                 pendingOf(cpu(1000), cpu(1000), cpu(1000), cpu(1000)),
+				Service:                 mustDeterministic(t, 60),
+				CyclePeriodSeconds:      2,
+				AdmissionLatencySeconds: 0.5,
+			},
+			want: []float64{0.5, 2.5, 4.5, 6.5},
+		},
+		// Latency delays the start of service: the slot frees at 0+1+10.
+		"latency delays the release": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Pending:                 pendingOf(cpu(1000), cpu(1000)),
+				Service:                 mustDeterministic(t, 10),
+				AdmissionLatencySeconds: 1,
+			},
+			want: []float64{1, 12},
+		},
+		// Unfeasible workloads are skipped entirely, even under StrictFIFO.
+		"unfeasible skipped under strict": {
+			queue: Queue{
+				Capacity: cpu(1000),
+				Pending: []Pending{
+					{ID: "u", Options: []capacity.Quantities{cpu(20000)}, Quotable: false},
+					{ID: "a", Options: []capacity.Quantities{cpu(1000)}, Quotable: true},
+				},
+				Service: mustDeterministic(t, 10),
+				Policy:  StrictFIFO,
+			},
+			want: []float64{0, 0},
+		},
+		// The first option (flavor f1) is full; the second (f2) fits now.
+		"second flavor option is taken": {
+			queue: Queue{
+				Capacity: twoFlavors(1000, 1000),
+				Running:  []Running{{Usage: onF1(1000), AgeSeconds: 30}},
+				Pending: []Pending{
+					{ID: "a", Options: []capacity.Quantities{onF1(500), onF2(500)}, Quotable: true},
+					{ID: "b", Options: []capacity.Quantities{onF1(500), onF2(500)}, Quotable: true},
+					{ID: "c", Options: []capacity.Quantities{onF1(500), onF2(500)}, Quotable: true},
+				},
+				Service: mustDeterministic(t, 40),
+			},
+			want: []float64{0, 0, 10},
+		},
+		// 4 CPU, 2Gi: memory is full, cpu is not. A needs memory, B only cpu.
+		"memory is the bottleneck": {
+			queue: Queue{
+				Capacity: cpuMem(4000, 2*gi),
+				Running: []Running{
+					{Usage: cpuMem(500, gi/2), AgeSeconds: 30},
+					{Usage: cpuMem(500, gi/2), AgeSeconds: 20},
+					{Usage: cpuMem(500, gi/2), AgeSeconds: 10},
+					{Usage: cpuMem(500, gi/2), AgeSeconds: 0},
+				},
+				Pending: pendingOf(cpuMem(500, gi/2), cpuMem(500, gi/2), cpu(2000)),
+				Service: mustDeterministic(t, 40),
+			},
+			want: []float64{10, 20, 0},
+		},
+		// Quotable by the caller, but no option fits the capacity given:
+		// never admitted within the horizon. BestEffortFIFO goes around it.
+		"never fitting workload is clamped, best effort": {
+			queue: Queue{
+				Capacity: cpu(1000),
+				Pending:  pendingOf(cpu(5000), capacity.Quantities{memFR: 1}, cpu(1000)),
+				Service:  mustDeterministic(t, 10),
+			},
+			want:        []float64{DefaultHorizonSeconds, DefaultHorizonSeconds, 0},
+			wantClamped: []bool{true, true, false},
+		},
+		"never fitting head blocks strict": {
+			queue: Queue{
+				Capacity: cpu(1000),
+				Pending:  pendingOf(cpu(5000), cpu(1000)),
+				Service:  mustDeterministic(t, 10),
+				Policy:   StrictFIFO,
+			},
+			want:        []float64{DefaultHorizonSeconds, DefaultHorizonSeconds},
+			wantClamped: []bool{true, true},
+		},
+		// An Unlimited dimension never constrains.
+		"unlimited dimension": {
+			queue: Queue{
+				Capacity: capacity.Quantities{cpuFR: 1000, memFR: capacity.Unlimited},
+				Running:  []Running{{Usage: cpuMem(0, 1<<60), AgeSeconds: 1}},
+				Pending:  pendingOf(cpuMem(1000, 1<<62)),
+				Service:  mustDeterministic(t, 10),
+			},
+			want: []float64{0},
+		},
+		"empty queue": {
+			queue: Queue{Capacity: cpu(1000), Service: mustDeterministic(t, 10)},
+			want:  []float64{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			est := mustForecast(t, f, tc.queue, 1)
+			for i, e := range est {
+				if !approx(e.ExpectedWaitSeconds, tc.want[i], 1e-9) || !approx(e.P50Seconds, tc.want[i], 1e-9) || !approx(e.P90Seconds, tc.want[i], 1e-9) {
+					t.Errorf("%s: wait/P50/P90 = %v/%v/%v, want %v", e.ID, e.ExpectedWaitSeconds, e.P50Seconds, e.P90Seconds, tc.want[i])
+				}
+				wantClamped := tc.wantClamped != nil && tc.wantClamped[i]
+				if e.Clamped != wantClamped {
+					t.Errorf("%s: clamped = %v, want %v", e.ID, e.Clamped, wantClamped)
+				}
+			}
+		})
+	}
+}
+
+func TestRunningBoundedByMaxExecutionUnderExponential(t *testing.T) {
+	// Mean 1000 s, but the running workload is 20 s into a 30 s bound: it
+	// ends within 10 s, almost always at exactly 10 s.
+	f := mustNew(t, WithSamples(512))
+	q := Queue{
+		Capacity: cpu(1000),
+		Running:  []Running{{Usage: cpu(1000), AgeSeconds: 20, MaxExecutionSeconds: 30}},
+		Pending:  pendingOf(cpu(1000)),
+		Service:  mustExponential(t, 1000),
+	}
+	e := mustForecast(t, f, q, 3)[0]
+	if e.P90Seconds > 10 || e.ExpectedWaitSeconds > 10 || e.ExpectedWaitSeconds < 9.5 {
+		t.Errorf("estimate = %+v, want mean in [9.5, 10] and P90 ≤ 10", e)
+	}
+}
+
+// erlangCDF is P(T ≤ x) for T ~ Erlang(n, rate): 1 − Σ_{i<n} e^{−λx}(λx)^i/i!.
+func erlangCDF(n int, rate, x float64) float64 {
+	lx := rate * x
+	term, sum := math.Exp(-lx), 0.0
+	for i := range n {
+		if i > 0 {
+			term *= lx / float64(i)
+		}
+		sum += term
+	}
+	return 1 - sum
+}
+
+func erlangQuantile(n int, rate, p float64) float64 {
+	lo, hi := 0.0, 100*float64(n)/rate
+	for range 200 {
+		mid := (lo + hi) / 2
+		if erlangCDF(n, rate, mid) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// busyQueue is k = capacity/demand servers, all busy, exponential service,
+// n identical pending workloads.
+func busyQueue(t testing.TB, k, n int, meanService float64) Queue {
+	q := Queue{Capacity: cpu(int64(k) * 500), Service: mustExponential(t, meanService)}
+	for i := range k {
+		q.Running = append(q.Running, Running{Usage: cpu(500), AgeSeconds: float64(7 * i)})
+	}
+	for range n {
+		q.Pending = append(q.Pending, pendingOf(cpu(500))[0])
+	}
+	return q
+}
+
+// TestMatchesErlangWhenAllBusy: with exponential service, identical
+// demands, all k servers busy and no cycle cap, the wait of the n-th in
+// line (0-based) is Erlang(n+1, k/E[S]).
+func TestMatchesErlangWhenAllBusy(t *testing.T) {
+	const k, meanS = 4, 20.0
+	rate := k / meanS
+	f := mustNew(t, WithSamples(20000))
+	est := mustForecast(t, f, busyQueue(t, k, 16, meanS), 11)
+	for n, e := range est {
+		mean := float64(n+1) / rate
+		p50 := erlangQuantile(n+1, rate, 0.5)
+		p90 := erlangQuantile(n+1, rate, 0.9)
+		if !approx(e.ExpectedWaitSeconds, mean, 0.02*mean) {
+			t.Errorf("n=%d: mean %v, want %v", n, e.ExpectedWaitSeconds, mean)
+		}
+		if !approx(e.P50Seconds, p50, 0.03*p50) {
+			t.Errorf("n=%d: P50 %v, want %v", n, e.P50Seconds, p50)
+		}
+		if !approx(e.P90Seconds, p90, 0.03*p90) {
+			t.Errorf("n=%d: P90 %v, want %v", n, e.P90Seconds, p90)
+		}
+		if e.Extrapolated || e.Clamped || e.Method != MethodForecastExponential {
+			t.Errorf("n=%d: flags %+v", n, e)
+		}
+	}
+}
+
+// TestExtrapolationMatchesErlang: positions beyond the count horizon come
+// from the simulated throughput and still follow Erlang(n+1, k/E[S]).
+func TestExtrapolationMatchesErlang(t *testing.T) {
+	const k, meanS = 4, 20.0
+	rate := k / meanS
+	f := mustNew(t, WithSamples(4000), WithHorizonCount(16))
+	est := mustForecast(t, f, busyQueue(t, k, 400, meanS), 12)
+	for _, n := range []int{16, 17, 50, 100, 399} {
+		e := est[n]
+		if !e.Extrapolated {
+			t.Fatalf("n=%d not extrapolated", n)
+		}
+		mean := float64(n+1) / rate
+		p90 := erlangQuantile(n+1, rate, 0.9)
+		if !approx(e.ExpectedWaitSeconds, mean, 0.04*mean) {
+			t.Errorf("n=%d: mean %v, want %v", n, e.ExpectedWaitSeconds, mean)
+		}
+		if !approx(e.P90Seconds, p90, 0.05*p90) {
+			t.Errorf("n=%d: P90 %v, want %v", n, e.P90Seconds, p90)
+		}
+	}
+	if est[15].Extrapolated {
+		t.Errorf("position 15 is inside the horizon")
+	}
+}
+
+// TestExtrapolationMatchesFullRoll compares a short horizon with rolling the
+// whole queue, on a 2-D queue with two demand shapes.
+func TestExtrapolationMatchesFullRoll(t *testing.T) {
+	emp, err := NewEmpirical([]float64{5, 10, 12, 20, 30, 45, 60, 90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Queue{Capacity: cpuMem(8000, 16*gi), Service: emp}
+	for i := range 6 {
+		q.Running = append(q.Running, Running{Usage: cpuMem(1000, 2*gi), AgeSeconds: float64(4 * i)})
+	}
+	for i := range 300 {
+		d := cpuMem(1000, 2*gi)
+		if i%3 == 0 {
+			d = cpuMem(2000, 2*gi)
+		}
+		q.Pending = append(q.Pending, Pending{ID: fmt.Sprint(i), Options: []capacity.Quantities{d}, Quotable: true})
+	}
+	short := mustForecast(t, mustNew(t, WithSamples(1000), WithHorizonCount(80)), q, 5)
+	full := mustForecast(t, mustNew(t, WithSamples(1000), WithHorizonCount(300)), q, 5)
+	// Every third workload is large and is passed by small ones behind it;
+	// the per-shape lateness measured in the roll carries that over.
+	for _, n := range []int{129, 130, 150, 151, 200, 201, 299} {
+		if !short[n].Extrapolated || full[n].Extrapolated {
+			t.Fatalf("n=%d: extrapolated flags %v/%v", n, short[n].Extrapolated, full[n].Extrapolated)
+		}
+		if !approx(short[n].ExpectedWaitSeconds, full[n].ExpectedWaitSeconds, 0.05*full[n].ExpectedWaitSeconds) {
+			t.Errorf("n=%d: extrapolated mean %v, rolled %v", n, short[n].ExpectedWaitSeconds, full[n].ExpectedWaitSeconds)
+		}
+		if !approx(short[n].P90Seconds, full[n].P90Seconds, 0.1*full[n].P90Seconds) {
+			t.Errorf("n=%d: extrapolated P90 %v, rolled %v", n, short[n].P90Seconds, full[n].P90Seconds)
+		}
+	}
+}
+
+func TestExtrapolationWithCycleCap(t *testing.T) {
+	// Ample capacity: only the 1 s cycle limits admissions, so position n
+	// waits exactly n seconds, inside and beyond the horizon.
+	f := mustNew(t, WithSamples(16), WithHorizonCount(10))
+	q := Queue{Capacity: cpu(1 << 40), Service: mustExponential(t, 30), CyclePeriodSeconds: 1}
+	q.Pending = pendingOf(make([]capacity.Quantities, 50)...)
+	for i := range q.Pending {
+		q.Pending[i].Options = []capacity.Quantities{cpu(100)}
+	}
+	est := mustForecast(t, f, q, 2)
+	for _, n := range []int{0, 9, 10, 30, 49} {
+		if !approx(est[n].ExpectedWaitSeconds, float64(n), 1e-6) {
+			t.Errorf("n=%d: wait %v, want %d", n, est[n].ExpectedWaitSeconds, n)
+		}
+	}
+}
+
+func TestStrictBarrierBeyondHorizon(t *testing.T) {
+	f := mustNew(t, WithSamples(8), WithHorizonCount(2))
+	q := Queue{
+		Capacity: cpu(1000),
+		Pending:  pendingOf(cpu(1000), cpu(1000), cpu(1000), cpu(9000), cpu(1000)),
+		Service:  mustDeterministic(t, 10),
+		Policy:   StrictFIFO,
+	}
+	est := mustForecast(t, f, q, 1)
+	for i, wantClamped := range []bool{false, false, false, true, true} {
+		if est[i].Clamped != wantClamped {
+			t.Errorf("%d: clamped %v, want %v (%+v)", i, est[i].Clamped, wantClamped, est[i])
+		}
+	}
+	if est[4].ExpectedWaitSeconds != DefaultHorizonSeconds {
+		t.Errorf("behind the barrier: %v", est[4].ExpectedWaitSeconds)
+	}
+	q.Policy = BestEffortFIFO
+	est = mustForecast(t, f, q, 1)
+	if est[4].Clamped || est[4].ExpectedWaitSeconds > 100 {
+		t.Errorf("best effort goes around the never-fitting workload: %+v", est[4])
+	}
+}
+
+func TestArrivals(t *testing.T) {
+	// One slot, service 10 s, ten pending of priority 0.
+	base := Queue{
+		Capacity: cpu(1000),
+		Pending:  pendingOf(make([]capacity.Quantities, 10)...),
+		Service:  mustDeterministic(t, 10),
+	}
+	for i := range base.Pending {
+		base.Pending[i].Options = []capacity.Quantities{cpu(1000)}
+	}
+	f := mustNew(t, WithSamples(400))
+	plain := mustForecast(t, f, base, 1)
+	for i, e := range plain {
+		if e.ExpectedWaitSeconds != float64(10*i) {
+			t.Fatalf("no arrivals: %d waits %v, want %d", i, e.ExpectedWaitSeconds, 10*i)
+		}
+	}
+
+	t.Run("lower priority never passes identical demands", func(t *testing.T) {
+		for _, policy := range []Policy{BestEffortFIFO, StrictFIFO} {
+			q := base
+			q.Policy = policy
+			q.Arrivals = []Arrival{{RatePerSecond: 0.5, Options: []capacity.Quantities{cpu(1000)}, Priority: -1}}
+			for i, e := range mustForecast(t, f, q, 2) {
+				if e.ExpectedWaitSeconds != plain[i].ExpectedWaitSeconds {
+					t.Errorf("%v: %d waits %v, want %v", policy, i, e.ExpectedWaitSeconds, plain[i].ExpectedWaitSeconds)
+				}
+			}
+		}
+	})
+	t.Run("higher priority at half load about halves throughput", func(t *testing.T) {
+		for _, policy := range []Policy{BestEffortFIFO, StrictFIFO} {
+			q := base
+			q.Policy = policy
+			q.Arrivals = []Arrival{{RatePerSecond: 0.05, Options: []capacity.Quantities{cpu(1000)}, Priority: 5}}
+			est := mustForecast(t, f, q, 3)
+			ratio := est[9].ExpectedWaitSeconds / plain[9].ExpectedWaitSeconds
+			if ratio < 1.5 || ratio > 2.6 {
+				t.Errorf("%v: last wait %v vs %v without arrivals (ratio %.2f)", policy, est[9].ExpectedWaitSeconds, plain[9].ExpectedWaitSeconds, ratio)
+			}
+		}
+	})
+	t.Run("higher priority overload is clamped, finite", func(t *testing.T) {
+		q := base
+		q.Arrivals = []Arrival{{RatePerSecond: 0.2, Options: []capacity.Quantities{cpu(1000)}, Priority: 5}}
+		g := mustNew(t, WithSamples(32), WithHorizonSeconds(3600))
+		est := mustForecast(t, g, q, 4)
+		if !est[9].Clamped || est[9].ExpectedWaitSeconds < 3000 {
+			t.Errorf("overloaded by priority arrivals: %+v", est[9])
+		}
+	})
+	t.Run("class that never fits is ignored", func(t *testing.T) {
+		q := base
+		q.Arrivals = []Arrival{{RatePerSecond: 5, Options: []capacity.Quantities{cpu(9000)}, Priority: 5}, {RatePerSecond: 0, Options: []capacity.Quantities{cpu(1000)}, Priority: 5}}
+		for i, e := range mustForecast(t, f, q, 5) {
+			if e.ExpectedWaitSeconds != plain[i].ExpectedWaitSeconds {
+				t.Errorf("%d waits %v, want %v", i, e.ExpectedWaitSeconds, plain[i].ExpectedWaitSeconds)
+			}
+		}
+	})
+}
+
+func TestSameSeedSameForecast(t *testing.T) {
+	f := mustNew(t, WithSamples(64), WithHorizonCount(20))
+	q := busyQueue(t, 4, 60, 20)
+	a := waits(mustForecast(t, f, q, 9))
+	b := waits(mustForecast(t, f, q, 9))
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("position %d: %v vs %v with the same seed", i, a[i], b[i])
+		}
+	}
+}
+
+// TestPropertiesIdenticalDemands: for random queues of one demand shape the
+// expected wait is non-decreasing in queue position, and every estimate is
+// finite, non-negative, within the horizon, with P50 ≤ P90.
+func TestPropertiesIdenticalDemands(t *testing.T) {
+	r := rand.New(rand.NewPCG(77, 78))
+	emp, err := NewEmpirical([]float64{1, 3, 8, 8, 20, 40, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := []ServiceModel{mustExponential(t, 15), emp, mustDeterministic(t, 12)}
+	for trial := range 60 {
+		capMilli := int64(1000 + r.IntN(8000))
+		demand := int64(100 + r.IntN(int(capMilli)))
+		q := Queue{
+			Capacity:                cpu(capMilli),
+			Service:                 models[r.IntN(len(models))],
+			Policy:                  Policy(r.IntN(2)),
+			CyclePeriodSeconds:      []float64{0, 0.5}[r.IntN(2)],
+			AdmissionLatencySeconds: []float64{0, 1}[r.IntN(2)],
+		}
+		for range r.IntN(int(capMilli/demand) + 1) {
+			run := Running{Usage: cpu(demand), AgeSeconds: 50 * r.Float64()}
+			if r.IntN(3) == 0 {
+				run.MaxExecutionSeconds = 60 * r.Float64()
+			}
+			q.Running = append(q.Running, run)
+		}
+		for i := range r.IntN(300) {
+			p := Pending{ID: fmt.Sprint(i), Options: []capacity.Quantities{cpu(demand)}, Quotable: r.IntN(10) > 0}
+			q.Pending = append(q.Pending, p)
+		}
+		f := mustNew(t, WithSamples(1+r.IntN(48)), WithHorizonCount(1+r.IntN(64)))
+		est := mustForecast(t, f, q, uint64(trial))
+		prev := 0.0
+		for i, e := range est {
+			if !e.Quotable {
+				continue
+			}
+			if e.ExpectedWaitSeconds < prev {
+				t.Fatalf("trial %d: position %d waits %v < %v ahead of it", trial, i, e.ExpectedWaitSeconds, prev)
+			}
+			prev = e.ExpectedWaitSeconds
+		}
+	}
+}
+
+func TestHorizonClampKeepsOverloadFinite(t *testing.T) {
+	// 10 000 workloads of 100 s on one slot: the tail is far beyond a one
+	// hour horizon.
+	f := mustNew(t, WithSamples(16), WithHorizonCount(32), WithHorizonSeconds(3600))
+	q := Queue{Capacity: cpu(1000), Service: mustExponential(t, 100)}
+	q.Pending = pendingOf(make([]capacity.Quantities, 10000)...)
+	for i := range q.Pending {
+		q.Pending[i].Options = []capacity.Quantities{cpu(1000)}
+	}
+	est := mustForecast(t, f, q, 1)
+	if !est[9999].Clamped || est[9999].ExpectedWaitSeconds != 3600 {
+		t.Errorf("tail = %+v, want clamped at 3600", est[9999])
+	}
+	if est[0].Clamped || est[0].ExpectedWaitSeconds != 0 {
+		t.Errorf("head = %+v, want 0", est[0])
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	cases := map[string]struct {
+		xs   []float64
+		p    float64
+		want float64
+	}{
+		"single":        {[]float64{3}, 0.9, 3},
+		"median of two": {[]float64{1, 3}, 0.5, 2},
+		"p90 of ten":    {[]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 0.9, 8.1},
+		"p0":            {[]float64{2, 4, 6}, 0, 2},
+		"p1":            {[]float64{2, 4, 6}, 1, 6},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := quantile(tc.xs, tc.p); !approx(got, tc.want, 1e-12) {
+				t.Errorf("quantile = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestConcurrentUse: one Forecaster serves several goroutines, each with
+// its own random source, with the same results as serial calls (run with
+// -race to check for shared state).
+func TestConcurrentUse(t *testing.T) {
+	f := mustNew(t, WithSamples(32), WithHorizonCount(16))
+	q := busyQueue(t, 4, 40, 20)
+	want := waits(mustForecast(t, f, q, 21))
+	results := make(chan []float64, 4)
+	for range 4 {
+		go func() {
+			est, err := f.Forecast(q, rand.New(rand.NewPCG(21, 21^0x9e3779b97f4a7c15)))
+			if err != nil {
+				results <- nil
+				return
+			}
+			results <- waits(est)
+		}()
+	}
+	for range 4 {
+		got := <-results
+		if len(got) != len(want) {
+			t.Fatalf("concurrent call failed: %v", got)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("position %d: %v concurrently, %v serially", i, got[i], want[i])
+			}
+		}
+	}
+}

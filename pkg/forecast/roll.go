@@ -1,0 +1,651 @@
+package forecast
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// z90 is the 0.9 quantile of the standard normal distribution.
+const z90 = 1.2815515655446004
+
+type event struct {
+	t   float64
+	vec int32
+}
+
+// roller replays one scene R times.
+type roller struct {
+	s       *scene
+	svc     ServiceModel
+	rng     *rand.Rand
+	policy  Policy
+	cycle   float64
+	latency float64
+	horizon float64
+	// ceiling caps any drawn duration: anything longer than the horizon
+	// behaves the same, and a finite cap keeps all times finite.
+	ceiling float64
+	samples int
+	budget  int
+
+	vecs    [][]int64 // the scene's vector table, one slice per id
+	free    []int64
+	heap    []event
+	cursor  []int32 // per shape (BestEffortFIFO)
+	head    int     // next entry (StrictFIFO)
+	arrQ    [][]float64
+	arrHead []int
+	nextArr []float64
+
+	// times[j*samples+rep] is entry j's admission time in replica rep.
+	times []float64
+	// hi[rep] is the time by which all entries are admitted in replica rep,
+	// lo[rep] the time by which the admitted work (in any order) reaches
+	// loWork, the work of the first h0 entries in queue order. Measuring lo
+	// by work rather than by position keeps BestEffortFIFO passing (a
+	// large workload admitted late) out of the throughput estimate.
+	lo, hi []float64
+	h0     int
+	loWork float64
+
+	// Lateness (BestEffortFIFO with several shapes): entry j's admission
+	// time minus the time by which the admitted work reaches the work of
+	// entries 0..j in queue order — positive for a workload passed by
+	// smaller ones behind it, negative for one that passes. Averaged per
+	// shape over the first h0 entries, which have at least h0 entries
+	// behind them.
+	trackLateness bool
+	order         []int32   // entries in admission order, this replica
+	prefixWork    []float64 // work of entries 0..j, j < h0
+	lateSum       []float64 // per shape
+	lateN         []int     // per shape
+}
+
+func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
+	m := len(s.entries)
+	ro := &roller{
+		s:       s,
+		svc:     q.Service,
+		rng:     r,
+		policy:  q.Policy,
+		cycle:   q.CyclePeriodSeconds,
+		latency: q.AdmissionLatencySeconds,
+		horizon: f.horizonSeconds,
+		ceiling: min(2*f.horizonSeconds, math.MaxFloat64),
+		samples: f.samples,
+		budget:  64*(m+len(s.running)) + 4096,
+		free:    make([]int64, s.dims),
+		heap:    make([]event, 0, len(s.running)+m),
+		cursor:  make([]int32, len(s.shapes)),
+		arrQ:    make([][]float64, len(s.arrivals)),
+		arrHead: make([]int, len(s.arrivals)),
+		nextArr: make([]float64, len(s.arrivals)),
+		times:   make([]float64, m*f.samples),
+		lo:      make([]float64, f.samples),
+		hi:      make([]float64, f.samples),
+		h0:      m / 2,
+		loWork:  workOf(s.entries[:m/2]),
+	}
+	nvec := 0
+	if s.dims > 0 {
+		nvec = len(s.vecs) / s.dims
+	}
+	ro.vecs = make([][]int64, max(nvec, 1))
+	for id := range nvec {
+		ro.vecs[id] = s.vec(int32(id))
+	}
+	if q.Policy == BestEffortFIFO && len(s.shapes) > 1 && ro.h0 > 0 {
+		ro.trackLateness = true
+		ro.order = make([]int32, 0, m)
+		ro.prefixWork = make([]float64, ro.h0)
+		w := 0.0
+		for j := range ro.h0 {
+			w += s.entries[j].work
+			ro.prefixWork[j] = w
+		}
+		ro.lateSum = make([]float64, len(s.shapes))
+		ro.lateN = make([]int, len(s.shapes))
+	}
+	return ro
+}
+
+func workOf(entries []entry) float64 {
+	w := 0.0
+	for _, e := range entries {
+		w += e.work
+	}
+	return w
+}
+
+// clean turns a drawn duration into a usable one: NaN and negatives become
+// 0, huge values the ceiling, and a bound > 0 caps it.
+func (ro *roller) clean(x, bound float64) float64 {
+	if !(x >= 0) {
+		x = 0
+	}
+	x = min(x, ro.ceiling)
+	if bound > 0 {
+		x = min(x, bound)
+	}
+	return x
+}
+
+func (ro *roller) run() {
+	for rep := range ro.samples {
+		ro.replica(rep)
+	}
+}
+
+func (ro *roller) replica(rep int) {
+	s := ro.s
+	R := ro.samples
+	m := len(s.entries)
+	copy(ro.free, s.initFree)
+	ro.heap = ro.heap[:0]
+	for _, run := range s.running {
+		var res float64
+		switch {
+		case run.maxExec > 0 && run.age >= run.maxExec:
+			res = 0
+		case run.maxExec > 0:
+			res = ro.clean(ro.svc.Residual(run.age, ro.rng), run.maxExec-run.age)
+		default:
+			res = ro.clean(ro.svc.Residual(run.age, ro.rng), 0)
+		}
+		ro.heap = append(ro.heap, event{t: res, vec: run.vec})
+	}
+	heapify(ro.heap)
+	clear(ro.cursor)
+	ro.head = 0
+	for c := range s.arrivals {
+		ro.arrQ[c] = ro.arrQ[c][:0]
+		ro.arrHead[c] = 0
+		ro.nextArr[c] = ro.rng.ExpFloat64() / s.arrivals[c].rate
+	}
+	for j := range m {
+		ro.times[j*R+rep] = ro.horizon
+	}
+	ro.order = ro.order[:0]
+
+	t, nextAllowed := 0.0, 0.0
+	admitted, events := 0, 0
+	admittedWork, lo := 0.0, -1.0
+loop:
+	for admitted < m {
+		for len(ro.heap) > 0 && ro.heap[0].t <= t {
+			ro.release(ro.pop().vec)
+		}
+		for c := range s.arrivals {
+			for ro.nextArr[c] <= t {
+				ro.arrQ[c] = append(ro.arrQ[c], ro.nextArr[c])
+				ro.nextArr[c] += ro.rng.ExpFloat64() / s.arrivals[c].rate
+				if events++; events > ro.budget {
+					break loop
+				}
+			}
+		}
+		if t >= nextAllowed {
+			var j, c int
+			var v int32
+			if ro.policy == StrictFIFO {
+				j, c, v = ro.pickStrict()
+			} else {
+				j, c, v = ro.pickBestEffort()
+			}
+			if j >= 0 || c >= 0 {
+				ro.take(v)
+				var bound float64
+				if j >= 0 {
+					e := &s.entries[j]
+					ro.times[j*R+rep] = min(t+ro.latency, ro.horizon)
+					if admittedWork += e.work; lo < 0 && ro.h0 > 0 && admittedWork >= ro.loWork {
+						lo = ro.times[j*R+rep]
+					}
+					if ro.trackLateness {
+						ro.order = append(ro.order, int32(j))
+					}
+					bound = e.maxExec
+					if ro.policy == StrictFIFO {
+						ro.head++
+					} else {
+						ro.cursor[e.shape]++
+					}
+					admitted++
+				} else {
+					ro.arrHead[c]++
+					bound = s.arrivals[c].maxExec
+				}
+				svc := ro.clean(ro.svc.Sample(ro.rng), bound)
+				ro.push(event{t: t + ro.latency + svc, vec: v})
+				if ro.cycle > 0 && t+ro.cycle > t {
+					nextAllowed = t + ro.cycle
+				}
+				if events++; events > ro.budget {
+					break
+				}
+				continue
+			}
+		}
+		next := math.Inf(1)
+		if t < nextAllowed {
+			next = nextAllowed
+		} else {
+			if len(ro.heap) > 0 {
+				next = ro.heap[0].t
+			}
+			for c := range s.arrivals {
+				next = min(next, ro.nextArr[c])
+			}
+		}
+		if !(next <= ro.horizon) {
+			break
+		}
+		t = next
+	}
+
+	hi := 0.0
+	for j := range m {
+		hi = max(hi, ro.times[j*R+rep])
+	}
+	if lo < 0 {
+		lo = hi
+	}
+	ro.lo[rep], ro.hi[rep] = lo, hi
+	if ro.trackLateness && admitted == m {
+		ro.addLateness(rep)
+	}
+}
+
+// addLateness accumulates replica rep's lateness of the first h0 entries.
+func (ro *roller) addLateness(rep int) {
+	R := ro.samples
+	entries := ro.s.entries
+	k, cum := 0, 0.0
+	for j, target := range ro.prefixWork {
+		// The sums run in different orders: allow for rounding.
+		target -= 1e-9 * target
+		for k < len(ro.order) && cum < target {
+			cum += entries[ro.order[k]].work
+			k++
+		}
+		if k == 0 {
+			continue // entries of zero work
+		}
+		reached := ro.times[int(ro.order[k-1])*R+rep]
+		sh := entries[j].shape
+		ro.lateSum[sh] += ro.times[j*R+rep] - reached
+		ro.lateN[sh]++
+	}
+}
+
+// latenessByHash returns the mean lateness per first-option hash.
+func (ro *roller) latenessByHash() map[uint64]float64 {
+	if !ro.trackLateness {
+		return nil
+	}
+	sum := make(map[uint64]float64, len(ro.s.shapes))
+	n := make(map[uint64]int, len(ro.s.shapes))
+	for si, sh := range ro.s.shapes {
+		sum[sh.firstHash] += ro.lateSum[si]
+		n[sh.firstHash] += ro.lateN[si]
+	}
+	for h, c := range n {
+		if c == 0 {
+			delete(sum, h)
+			continue
+		}
+		sum[h] /= float64(c)
+	}
+	return sum
+}
+
+func (ro *roller) fits(v int32) bool {
+	for d, x := range ro.vecs[v] {
+		if x > 0 && x > ro.free[d] {
+			return false
+		}
+	}
+	return true
+}
+
+func (ro *roller) firstFit(opts []int32) int32 {
+	for _, v := range opts {
+		if ro.fits(v) {
+			return v
+		}
+	}
+	return -1
+}
+
+func (ro *roller) take(v int32) {
+	for d, x := range ro.vecs[v] {
+		ro.free[d] -= x
+	}
+}
+
+func (ro *roller) release(v int32) {
+	for d, x := range ro.vecs[v] {
+		ro.free[d] = satAdd(ro.free[d], x)
+	}
+}
+
+// arrivalBefore reports whether the waiting head of class a comes before
+// that of class b: higher priority first, then earlier arrival.
+func (ro *roller) arrivalBefore(a, b int) bool {
+	pa, pb := ro.s.arrivals[a].priority, ro.s.arrivals[b].priority
+	if pa != pb {
+		return pa > pb
+	}
+	return ro.arrQ[a][ro.arrHead[a]] < ro.arrQ[b][ro.arrHead[b]]
+}
+
+// pickBestEffort returns the first workload in queue order that fits:
+// either an entry j (c = −1) or the head of arrival class c (j = −1), with
+// the option vector it takes; j = c = −1 when nothing fits.
+func (ro *roller) pickBestEffort() (j, c int, v int32) {
+	s := ro.s
+	j, c = -1, -1
+	for si := range s.shapes {
+		sh := &s.shapes[si]
+		cur := int(ro.cursor[si])
+		if cur >= len(sh.members) {
+			continue
+		}
+		cand := int(sh.members[cur])
+		if j >= 0 && cand > j {
+			continue
+		}
+		if o := ro.firstFit(sh.opts); o >= 0 {
+			j, v = cand, o
+		}
+	}
+	var av int32
+	for ci := range s.arrivals {
+		if ro.arrHead[ci] >= len(ro.arrQ[ci]) {
+			continue
+		}
+		if c >= 0 && !ro.arrivalBefore(ci, c) {
+			continue
+		}
+		if o := ro.firstFit(s.arrivals[ci].opts); o >= 0 {
+			c, av = ci, o
+		}
+	}
+	if c >= 0 && (j < 0 || s.entries[j].priority < s.arrivals[c].priority) {
+		return -1, c, av
+	}
+	return j, -1, v
+}
+
+// pickStrict is pickBestEffort for StrictFIFO: only the head in queue order
+// may be admitted.
+func (ro *roller) pickStrict() (j, c int, v int32) {
+	s := ro.s
+	c = -1
+	for ci := range s.arrivals {
+		if ro.arrHead[ci] < len(ro.arrQ[ci]) && (c < 0 || ro.arrivalBefore(ci, c)) {
+			c = ci
+		}
+	}
+	if c >= 0 && (ro.head >= len(s.entries) || s.entries[ro.head].priority < s.arrivals[c].priority) {
+		if o := ro.firstFit(s.arrivals[c].opts); o >= 0 {
+			return -1, c, o
+		}
+		return -1, -1, -1
+	}
+	if ro.head < len(s.entries) {
+		if o := ro.firstFit(s.shapes[s.entries[ro.head].shape].opts); o >= 0 {
+			return ro.head, -1, o
+		}
+	}
+	return -1, -1, -1
+}
+
+func (ro *roller) push(e event) {
+	h := append(ro.heap, e)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].t <= e.t {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+	ro.heap = h
+}
+
+// pop removes the earliest event. It walks the hole from the root down to
+// a leaf along the earlier children, then sifts the former last element up
+// from there (Floyd's bottom-up variant: about half the comparisons of the
+// textbook sift-down, since the last element usually belongs near a leaf).
+func (ro *roller) pop() event {
+	h := ro.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	ro.heap = h
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h[r].t < h[c].t {
+			c = r
+		}
+		h[i] = h[c]
+		i = c
+	}
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].t <= last.t {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = last
+	return top
+}
+
+// siftDown moves h[i] down to its place in the min-heap on t.
+func siftDown(h []event, i int) {
+	n := len(h)
+	e := h[i]
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		small := l
+		if r := l + 1; r < n && h[r].t < h[l].t {
+			small = r
+		}
+		if e.t <= h[small].t {
+			break
+		}
+		h[i] = h[small]
+		i = small
+	}
+	h[i] = e
+}
+
+func heapify(h []event) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+}
+
+// summarize writes the mean and quantiles of each entry's admission times.
+func (ro *roller) summarize(out []Estimate) {
+	R := ro.samples
+	for j := range ro.s.entries {
+		col := ro.times[j*R : (j+1)*R]
+		sum, top := 0.0, 0.0
+		for _, x := range col {
+			sum += x
+			top = max(top, x)
+		}
+		e := &out[ro.s.entries[j].pos]
+		mean := min(sum/float64(R), ro.horizon)
+		e.ExpectedWaitSeconds = mean
+		e.AdmissionOffsetSeconds = mean
+		e.P50Seconds, e.P90Seconds = medianAndP90(col)
+		e.Clamped = top >= ro.horizon
+	}
+}
+
+// selectKth rearranges xs (no NaNs) so that xs[k] is its k-th smallest
+// element (0-based), with xs[:k] ≤ xs[k] ≤ xs[k+1:]: Hoare's quickselect
+// with a median-of-three pivot, O(len(xs)) on average.
+func selectKth(xs []float64, k int) {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if xs[mid] < xs[lo] {
+			xs[mid], xs[lo] = xs[lo], xs[mid]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[mid] {
+			xs[hi], xs[mid] = xs[mid], xs[hi]
+		}
+		pivot := xs[mid]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < pivot {
+				i++
+			}
+			for xs[j] > pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		// Now xs[lo..j] ≤ pivot ≤ xs[i..hi] and xs[j+1..i-1] = pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// medianAndP90 returns the type-7 quantiles 0.5 and 0.9 of xs (see
+// quantile) by selection instead of sorting; xs is reordered.
+func medianAndP90(xs []float64) (p50, p90 float64) {
+	n := len(xs)
+	h90 := float64(n-1) * 0.9
+	k90 := int(h90)
+	selectKth(xs, k90)
+	x90, next90 := xs[k90], xs[k90]
+	if k90+1 < n {
+		next90 = slices.Min(xs[k90+1:])
+	}
+	p90 = x90 + (h90-float64(k90))*(next90-x90)
+
+	h50 := float64(n-1) * 0.5
+	k50 := int(h50)
+	selectKth(xs[:k90+1], k50)
+	x50, next50 := xs[k50], next90
+	if k50+1 <= k90 {
+		next50 = slices.Min(xs[k50+1 : k90+1])
+	}
+	p50 = x50 + (h50-float64(k50))*(next50-x50)
+	return p50, max(p90, p50)
+}
+
+// quantile is the linear-interpolation quantile (Hyndman–Fan type 7) of a
+// sorted, non-empty sample: with h = (n−1)p, x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1]−x[⌊h⌋]).
+func quantile(sorted []float64, p float64) float64 {
+	h := float64(len(sorted)-1) * p
+	lo := int(h)
+	if lo+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+func meanVar(xs []float64) (mean, variance float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		variance += (x - mean) * (x - mean)
+	}
+	if len(xs) > 1 {
+		variance /= float64(len(xs) - 1)
+	}
+	return mean, variance
+}
+
+// extrapolate fills the workloads beyond the count horizon from the
+// throughput of the roll (formulas in [Forecaster.Forecast]).
+func (ro *roller) extrapolate(out []Estimate, beyond []beyondEntry) {
+	if len(beyond) == 0 {
+		return
+	}
+	entries := ro.s.entries
+	m := len(entries)
+	muA, varA := meanVar(ro.hi)
+	wbar := workOf(entries) / float64(m)
+
+	rate, growth := 0.0, 0.0
+	if ro.h0 >= 1 {
+		muLo, varLo := meanVar(ro.lo)
+		half := workOf(entries[ro.h0:])
+		if elapsed := muA - muLo; elapsed > 0 && half > 0 {
+			rate = half / elapsed
+			growth = max(varA-varLo, 0) / half
+		}
+	}
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		// Full capacity processes one unit of work (dominant share ×
+		// seconds) per second; a cycle cap admits at most one workload per
+		// cycle.
+		rate = 1
+		if ro.cycle > 0 && wbar > 0 {
+			rate = min(rate, wbar/ro.cycle)
+		}
+		growth = wbar / (rate * rate)
+	}
+	anchorClamped := slices.Max(ro.hi) >= ro.horizon
+	lateness := ro.latenessByHash()
+
+	cum := 0.0
+	for _, b := range beyond {
+		cum += b.work
+		mean := muA + cum/rate + lateness[b.hash]
+		p90 := mean + z90*math.Sqrt(varA+growth*cum)
+		e := &out[b.pos]
+		e.Clamped = anchorClamped || p90 > ro.horizon || math.IsNaN(p90)
+		mean = clampFinite(mean, ro.horizon)
+		e.ExpectedWaitSeconds = mean
+		e.AdmissionOffsetSeconds = mean
+		e.P50Seconds = mean
+		e.P90Seconds = max(clampFinite(p90, ro.horizon), mean)
+	}
+}
+
+// clampFinite maps x into [0, horizon]; NaN maps to the horizon.
+func clampFinite(x, horizon float64) float64 {
+	if !(x <= horizon) {
+		return horizon
+	}
+	return max(x, 0)
+}
