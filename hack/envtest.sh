@@ -18,6 +18,9 @@ if [[ -x "${dest}/kube-apiserver" && -x "${dest}/etcd" ]]; then
 fi
 
 staging_version="v0.${K8S_VERSION#1.}"
+# The scratch module lives under _output/, next to the patched-Kueue
+# workspace file: keep it out of that workspace.
+export GOWORK=off
 work="${ROOT}/_output/envtest-build"
 rm -rf "${work}"
 mkdir -p "${work}" "${dest}"

@@ -1,0 +1,422 @@
+package controlplane
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueuev1beta1 "sigs.k8s.io/kueue/apis/kueue/v1beta1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	visibilityv1beta2 "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/constants"
+	"sigs.k8s.io/kueue/pkg/controller/core"
+	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
+	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/scheduler"
+	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
+	"sigs.k8s.io/kueue/pkg/visibility"
+	"sigs.k8s.io/kueue/pkg/webhooks"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+)
+
+// Options configure a [ControlPlane].
+type Options struct {
+	// ProjectDir is the patched Kueue tree (its CRDs and webhook manifests).
+	// Default: $PROJECT_DIR, else _output/kueue above the working directory.
+	ProjectDir string
+	// AssetsDir holds kube-apiserver and etcd. Default: $KUBEBUILDER_ASSETS.
+	AssetsDir string
+	// EstimatorOptions are passed to estimator.New when the
+	// WaitTimeEstimation gate is enabled.
+	EstimatorOptions []estimator.Option
+	// RequeuingBatchPeriod is the inadmissible requeuer's batch period
+	// (Kueue's default is 1s; its integration tests use 100ms).
+	RequeuingBatchPeriod time.Duration
+	// Log is the logger of the manager.
+	Log logr.Logger
+}
+
+// ControlPlane is a running kube-apiserver and etcd with Kueue's CRDs.
+type ControlPlane struct {
+	// Config is an administrator's REST config.
+	Config *rest.Config
+	// Client is an administrator's client with Kueue's types.
+	Client client.Client
+	// Scheme holds the core and Kueue types.
+	Scheme *runtime.Scheme
+	// Kubeconfig is the path of an administrator's kubeconfig file.
+	Kubeconfig string
+	// Dir is a private directory removed by Stop.
+	Dir string
+
+	opts  Options
+	env   *envtest.Environment
+	certs frontProxyCerts
+	kueue *Kueue
+}
+
+// Kueue is a running in-process Kueue manager.
+type Kueue struct {
+	Queues    *qcache.Manager
+	Cache     *schdcache.Cache
+	Estimator *estimator.Estimator
+	// VisibilityPort is where the visibility server listens (0 until
+	// ServeVisibility).
+	VisibilityPort int
+	cancel         context.CancelFunc
+	done           chan error
+}
+
+// Start runs kube-apiserver and etcd, configured as an aggregating front
+// proxy, and installs Kueue's CRDs and webhook configuration.
+func Start(opts Options) (*ControlPlane, error) {
+	if opts.ProjectDir == "" {
+		opts.ProjectDir = os.Getenv("PROJECT_DIR")
+	}
+	if opts.ProjectDir == "" {
+		return nil, errors.New("controlplane: no patched Kueue tree: set PROJECT_DIR (make patch creates _output/kueue)")
+	}
+	if opts.AssetsDir == "" {
+		opts.AssetsDir = os.Getenv("KUBEBUILDER_ASSETS")
+	}
+	if opts.AssetsDir == "" {
+		return nil, errors.New("controlplane: no control-plane binaries: set KUBEBUILDER_ASSETS (make envtest builds them into bin/k8s/)")
+	}
+	if opts.RequeuingBatchPeriod == 0 {
+		opts.RequeuingBatchPeriod = 100 * time.Millisecond
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = logr.Discard()
+	}
+	dir, err := os.MkdirTemp("", "kueue-waittime-controlplane-")
+	if err != nil {
+		return nil, err
+	}
+	certs, err := writeFrontProxyCerts(dir)
+	if err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, kueue.AddToScheme, kueuev1beta1.AddToScheme, configapi.AddToScheme, visibilityv1beta2.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, errors.Join(err, os.RemoveAll(dir))
+		}
+	}
+	env := &envtest.Environment{
+		Scheme:                  scheme,
+		BinaryAssetsDirectory:   opts.AssetsDir,
+		CRDDirectoryPaths:       []string{filepath.Join(opts.ProjectDir, "config", "components", "crd", "_output")},
+		ErrorIfCRDPathMissing:   true,
+		ControlPlaneStopTimeout: 90 * time.Second,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			Paths: []string{filepath.Join(opts.ProjectDir, "config", "components", "webhook")},
+		},
+	}
+	args := env.ControlPlane.GetAPIServer().Configure()
+	args.Set("requestheader-client-ca-file", certs.caFile)
+	args.Set("requestheader-allowed-names", frontProxyClientName)
+	args.Set("requestheader-username-headers", "X-Remote-User")
+	args.Set("requestheader-group-headers", "X-Remote-Group")
+	args.Set("requestheader-extra-headers-prefix", "X-Remote-Extra-")
+	args.Set("proxy-client-cert-file", certs.clientCertFile)
+	args.Set("proxy-client-key-file", certs.clientKeyFile)
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("controlplane: starting kube-apiserver and etcd: %w", err), os.RemoveAll(dir))
+	}
+	cp := &ControlPlane{Config: cfg, Scheme: scheme, Dir: dir, opts: opts, env: env, certs: certs}
+	if cp.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	admin, err := env.AddUser(envtest.User{Name: "kueue-waittime-admin", Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	cp.Kubeconfig = filepath.Join(dir, "admin.kubeconfig")
+	if err := os.WriteFile(cp.Kubeconfig, kubeconfig, 0o600); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	return cp, nil
+}
+
+// UserConfig returns the REST config of a user with the given groups, for
+// RBAC tests: it authenticates as that user and holds no permissions beyond
+// what RBAC objects grant.
+func (cp *ControlPlane) UserConfig(name string, groups ...string) (*rest.Config, error) {
+	u, err := cp.env.AddUser(envtest.User{Name: name, Groups: groups}, cp.Config)
+	if err != nil {
+		return nil, err
+	}
+	return u.Config(), nil
+}
+
+// StartKueue starts Kueue's controllers, webhooks and scheduler in process,
+// with the wait time estimator when the WaitTimeEstimation gate is enabled,
+// and its visibility server behind the kube-apiserver's aggregation layer.
+// It returns once the webhooks and the visibility API answer.
+func (cp *ControlPlane) StartKueue(ctx context.Context) (*Kueue, error) {
+	if cp.kueue != nil {
+		return nil, errors.New("controlplane: Kueue is already running")
+	}
+	wio := &cp.env.WebhookInstallOptions
+	mgr, err := ctrl.NewManager(cp.Config, manager.Options{
+		Scheme:  cp.Scheme,
+		Logger:  cp.opts.Log,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
+		}),
+		Controller: crconfig.Controller{SkipNameValidation: new(true)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("controlplane: creating the manager: %w", err)
+	}
+	kctx, cancel := context.WithCancel(ctx)
+	k := &Kueue{cancel: cancel, done: make(chan error, 1)}
+	fail := func(err error) (*Kueue, error) {
+		cancel()
+		return nil, err
+	}
+	if err := indexer.Setup(kctx, mgr.GetFieldIndexer()); err != nil {
+		return fail(err)
+	}
+	k.Cache = schdcache.New(mgr.GetClient())
+	requeuer := qcache.NewRequeuer(qcache.WithBatchPeriod(cp.opts.RequeuingBatchPeriod))
+	if err := mgr.Add(requeuer); err != nil {
+		return fail(err)
+	}
+	preemptionExpectations := preemptexpectations.New()
+	k.Queues = qcache.NewManager(mgr.GetClient(), k.Cache, requeuer, qcache.WithPreemptionExpectations(preemptionExpectations))
+	configuration := &configapi.Configuration{}
+	mgr.GetScheme().Default(configuration)
+	if failed, err := core.SetupControllers(mgr, k.Queues, k.Cache, configuration,
+		core.SetupControllersOpts{PreemptionExpectations: preemptionExpectations}); err != nil {
+		return fail(fmt.Errorf("controlplane: controller %s: %w", failed, err))
+	}
+	if failed, err := webhooks.Setup(mgr, nil); err != nil {
+		return fail(fmt.Errorf("controlplane: webhook %s: %w", failed, err))
+	}
+	schedOpts := []scheduler.Option{scheduler.WithPreemptionExpectations(preemptionExpectations)}
+	if features.Enabled(features.WaitTimeEstimation) {
+		estOpts := append([]estimator.Option{estimator.WithLogger(cp.opts.Log.WithName("wait-time-estimator"))}, cp.opts.EstimatorOptions...)
+		if k.Estimator, err = estimator.New(k.Cache, k.Queues, estOpts...); err != nil {
+			return fail(err)
+		}
+		if err := k.Estimator.SetupWithManager(kctx, mgr); err != nil {
+			return fail(err)
+		}
+		schedOpts = append(schedOpts, scheduler.WithWaitTimeEstimator(k.Estimator))
+	}
+	sched := scheduler.New(k.Queues, k.Cache, mgr.GetClient(), mgr.GetEventRecorder(constants.AdmissionName), schedOpts...)
+	if err := mgr.Add(sched); err != nil {
+		return fail(err)
+	}
+	go func() { k.done <- mgr.Start(kctx) }()
+	go k.Queues.CleanUpOnContext(kctx)
+	go k.Cache.CleanUpOnContext(kctx)
+
+	if err := waitForTLS(kctx, fmt.Sprintf("%s:%d", wio.LocalServingHost, wio.LocalServingPort)); err != nil {
+		return fail(fmt.Errorf("controlplane: webhook server: %w", err))
+	}
+	if err := cp.serveVisibility(kctx, k, configuration); err != nil {
+		return fail(err)
+	}
+	cp.kueue = k
+	return k, nil
+}
+
+// StopKueue stops the in-process Kueue and waits for its manager to return.
+func (cp *ControlPlane) StopKueue() error {
+	k := cp.kueue
+	if k == nil {
+		return nil
+	}
+	cp.kueue = nil
+	k.cancel()
+	select {
+	case err := <-k.done:
+		return err
+	case <-time.After(time.Minute):
+		return errors.New("controlplane: the manager did not stop within a minute")
+	}
+}
+
+// Stop stops Kueue, then the control plane, and removes Dir.
+func (cp *ControlPlane) Stop() error {
+	errs := []error{cp.StopKueue()}
+	if cp.env != nil {
+		errs = append(errs, cp.env.Stop())
+	}
+	errs = append(errs, os.RemoveAll(cp.Dir))
+	return errors.Join(errs...)
+}
+
+// visibilityService is where the APIServices point; an ExternalName Service
+// sends the aggregator to the in-process server on localhost.
+const (
+	visibilityNamespace = "kueue-system"
+	visibilityService   = "visibility-server"
+)
+
+func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configuration *configapi.Configuration) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	k.VisibilityPort = port
+	enable, bind := true, int32(port)
+	cfg := configuration.DeepCopy()
+	cfg.InternalCertManagement = &configapi.InternalCertManagement{Enable: &enable}
+	cfg.VisibilityServer = &configapi.VisibilityServerConfiguration{BindPort: &bind, BindAddress: new("127.0.0.1")}
+	certDir, err := os.MkdirTemp(cp.Dir, "visibility-")
+	if err != nil {
+		return err
+	}
+	opts := []visibility.ServerOption{visibility.WithCertDir(certDir), visibility.WithDelegatedAuthKubeconfig(cp.Kubeconfig)}
+	opts = append(opts, visibilityServerOptions(k)...)
+	serverErr := make(chan error, 1)
+	go func() {
+		serverErr <- visibility.CreateAndStartVisibilityServer(ctx, k.Queues, cfg, cp.Config, nil, opts...)
+	}()
+	if err := cp.registerVisibilityAPI(ctx, port); err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-serverErr:
+			return false, fmt.Errorf("controlplane: visibility server stopped: %w", err)
+		default:
+		}
+		for _, version := range []string{"v1beta1", "v1beta2"} {
+			var svc unstructured.Unstructured
+			svc.SetAPIVersion("apiregistration.k8s.io/v1")
+			svc.SetKind("APIService")
+			if err := cp.Client.Get(ctx, client.ObjectKey{Name: version + ".visibility.kueue.x-k8s.io"}, &svc); err != nil {
+				return false, nil
+			}
+			conds, _, _ := unstructured.NestedSlice(svc.Object, "status", "conditions")
+			available := false
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				if m["type"] == "Available" && m["status"] == "True" {
+					available = true
+				}
+			}
+			if !available {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+func (cp *ControlPlane) registerVisibilityAPI(ctx context.Context, port int) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: visibilityNamespace}}
+	if err := cp.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: visibilityService, Namespace: visibilityNamespace},
+		Spec: corev1.ServiceSpec{
+			Type:         corev1.ServiceTypeExternalName,
+			ExternalName: "localhost",
+			Ports:        []corev1.ServicePort{{Name: "https", Port: int32(port)}},
+		},
+	}
+	if err := cp.Client.Create(ctx, svc); apierrors.IsAlreadyExists(err) {
+		var old corev1.Service
+		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(svc), &old); err != nil {
+			return err
+		}
+		old.Spec.Ports = svc.Spec.Ports
+		if err := cp.Client.Update(ctx, &old); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	for _, version := range []string{"v1beta1", "v1beta2"} {
+		apiService := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1",
+			"kind":       "APIService",
+			"metadata":   map[string]any{"name": version + ".visibility.kueue.x-k8s.io"},
+			"spec": map[string]any{
+				"group":                 "visibility.kueue.x-k8s.io",
+				"version":               version,
+				"groupPriorityMinimum":  int64(100),
+				"versionPriority":       int64(100),
+				"insecureSkipTLSVerify": true,
+				"service": map[string]any{
+					"name": visibilityService, "namespace": visibilityNamespace, "port": int64(port),
+				},
+			},
+		}}
+		var existing unstructured.Unstructured
+		existing.SetGroupVersionKind(apiService.GroupVersionKind())
+		err := cp.Client.Get(ctx, client.ObjectKey{Name: apiService.GetName()}, &existing)
+		switch {
+		case apierrors.IsNotFound(err):
+			if err := cp.Client.Create(ctx, apiService); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		default:
+			existing.Object["spec"] = apiService.Object["spec"]
+			if err := cp.Client.Update(ctx, &existing); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func waitForTLS(ctx context.Context, addr string) error {
+	dialer := &net.Dialer{Timeout: time.Second}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		conn, err := tls.DialWithDialer(dialer, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
+		if err != nil {
+			return false, nil
+		}
+		return true, conn.Close()
+	})
+}

@@ -1,0 +1,51 @@
+// Package visibility tests wait time estimates end to end: the patched Kueue
+// runs in process on a real kube-apiserver and etcd, and the tests read the
+// visibility API the way users do, through the kube-apiserver's aggregation
+// layer with an ordinary client.
+package visibility
+
+import (
+	"context"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
+	"sigs.k8s.io/kueue/pkg/features"
+
+	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
+)
+
+var (
+	ctx          context.Context
+	cp           *controlplane.ControlPlane
+	kueueRuntime *controlplane.Kueue
+	k8sClient    client.Client
+	visibility   kueueclientset.Interface
+)
+
+func TestVisibility(t *testing.T) {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	ginkgo.RunSpecs(t, "Wait Time Estimation Visibility Suite")
+}
+
+var _ = ginkgo.BeforeSuite(func() {
+	ctx = context.Background()
+	gomega.Expect(utilfeatureSet(features.WaitTimeEstimation, true)).To(gomega.Succeed())
+	var err error
+	cp, err = controlplane.Start(controlplane.Options{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	k8sClient = cp.Client
+	kueueRuntime, err = cp.StartKueue(ctx)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	visibility, err = kueueclientset.NewForConfig(cp.Config)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+})
+
+var _ = ginkgo.AfterSuite(func() {
+	if cp != nil {
+		gomega.Expect(cp.Stop()).To(gomega.Succeed())
+	}
+})
