@@ -56,12 +56,22 @@ build: $(WORKSPACE) ## Build bin/kueue (the patched manager).
 ##@ Tests
 
 .PHONY: test
-test: test-unit build verify-patches test-integration ## Everything: unit, patched build, patch verification, integration.
+test: test-unit build verify-patches test-upstream test-integration ## Everything: unit, patched build, patch verification, upstream tests, integration.
 
 .PHONY: test-unit
 test-unit: ## Library unit tests against the unpatched v0.19.2 module.
 	$(GO_PRISTINE) vet ./pkg/...
 	$(GO_PRISTINE) test -count=1 ./pkg/...
+
+# Kueue's own tests of every package the patches touch, on the patched tree.
+UPSTREAM_PACKAGES ?= ./pkg/features/... ./pkg/scheduler/... ./pkg/metrics/... ./pkg/visibility/... ./cmd/kueue/... ./apis/visibility/...
+# Kueue's own scheduler integration suite on the patched tree.
+UPSTREAM_INTEGRATION ?= ./test/integration/singlecluster/scheduler
+
+.PHONY: test-upstream
+test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched packages and its scheduler integration suite.
+	cd $(KUEUE_DIR) && $(GO_PATCHED) test -count=1 $(UPSTREAM_PACKAGES)
+	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION)
 
 .PHONY: test-integration
 test-integration: $(WORKSPACE) envtest ## Integration suites on envtest with the patched Kueue.

@@ -49,6 +49,13 @@ type Estimator struct {
 	strategies map[kueue.ClusterQueueReference]kueue.QueueingStrategy
 	cycles     *stats.EventRate
 	warmed     bool
+	// arrivedAt and admittedAt are when this estimator saw a workload
+	// arrive and get its quota reservation. API timestamps have one-second
+	// resolution; these have the clock's, which matters for short waits
+	// and service times. Entries are removed at admission, finish and
+	// deletion, so they are bounded by the pending and running workloads.
+	arrivedAt  map[workload.Reference]time.Time
+	admittedAt map[workload.Reference]time.Time
 
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
@@ -93,6 +100,8 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
 		strategies: make(map[kueue.ClusterQueueReference]kueue.QueueingStrategy),
 		cycles:     cycles,
+		arrivedAt:  make(map[workload.Reference]time.Time),
+		admittedAt: make(map[workload.Reference]time.Time),
 	}
 	e.dirty.Store(true)
 	return e, nil
@@ -195,10 +204,15 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 	defer e.recoverPanic("ObserveAdmission")
 	cq := wl.Status.Admission.ClusterQueue
 	key := workload.Key(wl)
-	since := queuedSince(wl)
-	actual := max(now.Sub(since), 0)
 
 	e.mu.Lock()
+	since := queuedSince(wl)
+	if at, ok := e.arrivedAt[key]; ok && at.After(since) {
+		since = at
+	}
+	delete(e.arrivedAt, key)
+	e.admittedAt[key] = now
+	actual := max(now.Sub(since), 0)
 	s := e.statsFor(cq)
 	s.waits.Observe(actual.Seconds())
 	s.admissions.ObserveAt(now)
@@ -304,6 +318,12 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
 	e.mu.Lock()
+	admitted := make(map[workload.Reference]time.Time, len(cqs.Workloads))
+	for key := range cqs.Workloads {
+		if at, ok := e.admittedAt[key]; ok {
+			admitted[key] = at
+		}
+	}
 	s := e.statsFor(cqs.Name)
 	s.pending = len(pending)
 	view := s.view()
@@ -338,7 +358,11 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	var maxExecCount int
 	for _, info := range cqs.Workloads {
 		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj)}
-		if at, ok := admissionTime(info.Obj); ok {
+		at, ok := admitted[workload.Key(info.Obj)]
+		if !ok {
+			at, ok = admissionTime(info.Obj)
+		}
+		if ok {
 			r.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 		}
 		if r.MaxExecutionSeconds > 0 {

@@ -490,3 +490,39 @@ func TestNilResultsAreEmpty(t *testing.T) {
 		t.Error("nil results have a time")
 	}
 }
+
+func TestEventTimesHaveClockResolution(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+		t.Fatal(err)
+	}
+	h := e.WorkloadEventHandler()
+	wl := pendingWorkload("fast", "500m", t0.Add(-time.Second))
+	h.OnAdd(wl, false)
+
+	env.clock.Step(1200 * time.Millisecond)
+	admitted := wl.DeepCopy()
+	admitted.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+	e.ObserveAdmission(admitted, env.clock.Now())
+
+	env.clock.Step(2500 * time.Millisecond)
+	finished := admitted.DeepCopy()
+	finished.Status.Conditions = append(finished.Status.Conditions,
+		metav1.Condition{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(t0)},
+		metav1.Condition{Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(t0.Add(4 * time.Second))})
+	h.OnUpdate(admitted, finished)
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.perQueue["cq"]
+	if wait, _ := s.waits.Value(); wait != 1.2 {
+		t.Errorf("observed wait = %vs, want 1.2s (from the arrival event, not the creation second)", wait)
+	}
+	if mean, _ := s.service.Mean(); mean != 2.5 {
+		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
+	}
+	if len(e.arrivedAt) != 0 || len(e.admittedAt) != 0 {
+		t.Errorf("per-workload times leaked: arrived %v, admitted %v", e.arrivedAt, e.admittedAt)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
+	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
@@ -36,6 +37,17 @@ func (e *Estimator) WorkloadEventHandler() toolscache.ResourceEventHandler {
 			newWl, ok2 := newObj.(*kueue.Workload)
 			if ok1 && ok2 {
 				e.onWorkloadUpdate(oldWl, newWl)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if wl, ok := obj.(*kueue.Workload); ok {
+				e.mu.Lock()
+				delete(e.arrivedAt, workload.Key(wl))
+				delete(e.admittedAt, workload.Key(wl))
+				e.mu.Unlock()
 			}
 		},
 	}
@@ -85,7 +97,11 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	if !e.warmed {
 		return
 	}
-	e.statsFor(cq).arrivals.ObserveAt(wl.CreationTimestamp.Time)
+	// The event follows the creation by milliseconds; its time is finer
+	// than the creation timestamp's whole second.
+	now := e.opts.clock.Now()
+	e.arrivedAt[workload.Key(wl)] = now
+	e.statsFor(cq).arrivals.ObserveAt(now)
 	e.dirty.Store(true)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", klogKey(wl), "clusterQueue", cq)
 }
@@ -112,11 +128,23 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}
 	s := e.statsFor(cq)
 	now := e.opts.clock.Now()
+	key := workload.Key(newWl)
 	if finished {
-		if span, ok := serviceSpan(oldWl, newWl); ok {
+		span, ok := serviceSpan(oldWl, newWl)
+		if at, seen := e.admittedAt[key]; seen && !now.Before(at) {
+			// Both ends seen here: clock resolution instead of the
+			// conditions' whole seconds.
+			span, ok = stats.Span{Start: at, End: now}, true
+		}
+		if ok {
 			s.service.ObserveAt(span.End, span.Seconds())
 			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", klogKey(newWl), "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
 		}
+	}
+	delete(e.admittedAt, key)
+	if preempted {
+		// It re-enters the queue now.
+		e.arrivedAt[key] = now
 	}
 	if preempted {
 		at := now
