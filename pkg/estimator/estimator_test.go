@@ -526,3 +526,18 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 		t.Errorf("per-workload times leaked: arrived %v, admitted %v", e.arrivedAt, e.admittedAt)
 	}
 }
+
+func TestNewResultsServesWhatItHolds(t *testing.T) {
+	est := WorkloadEstimate{ClusterQueue: "cq", Admissibility: Quotable, Method: MethodForecast, HasWait: true, ExpectedWait: time.Second}
+	model := QueueModel{ClusterQueue: "cq", EffectiveServers: 4}
+	r := NewResults(t0, map[workload.Reference]WorkloadEstimate{"ns/w": est}, map[kueue.ClusterQueueReference]QueueModel{"cq": model})
+	if got, ok := r.Workload("ns/w"); !ok || got != est {
+		t.Errorf("Workload = %+v, %v", got, ok)
+	}
+	if got, ok := r.Queue("cq"); !ok || got != model {
+		t.Errorf("Queue = %+v, %v", got, ok)
+	}
+	if !r.At().Equal(t0) {
+		t.Errorf("At = %v", r.At())
+	}
+}

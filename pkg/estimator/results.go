@@ -112,6 +112,13 @@ type Results struct {
 	queues    map[kueue.ClusterQueueReference]QueueModel
 }
 
+// NewResults returns results holding the given estimates and models, as
+// the estimator publishes them. The estimator builds its own; this is for
+// the readers' tests (the visibility storage and metrics).
+func NewResults(at time.Time, workloads map[workload.Reference]WorkloadEstimate, queues map[kueue.ClusterQueueReference]QueueModel) *Results {
+	return &Results{at: at, workloads: workloads, queues: queues}
+}
+
 // At is when the results were computed (the zero time for none).
 func (r *Results) At() time.Time {
 	if r == nil {
