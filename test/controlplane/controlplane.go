@@ -303,7 +303,9 @@ func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configura
 		return err
 	}
 	opts := []visibility.ServerOption{visibility.WithCertDir(certDir), visibility.WithDelegatedAuthKubeconfig(cp.Kubeconfig)}
-	opts = append(opts, visibilityServerOptions(k)...)
+	if k.Estimator != nil {
+		opts = append(opts, visibility.WithWaitTimeEstimates(k.Estimator))
+	}
 	serverErr := make(chan error, 1)
 	go func() {
 		serverErr <- visibility.CreateAndStartVisibilityServer(ctx, k.Queues, cfg, cp.Config, nil, opts...)

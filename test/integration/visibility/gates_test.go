@@ -3,6 +3,8 @@ package visibility
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 )
@@ -12,3 +14,5 @@ import (
 func utilfeatureSet(f featuregate.Feature, enabled bool) error {
 	return utilfeature.DefaultMutableFeatureGate.Set(fmt.Sprintf("%s=%t", f, enabled))
 }
+
+func resourceQuantity(s string) resource.Quantity { return resource.MustParse(s) }
