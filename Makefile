@@ -49,9 +49,10 @@ envtest: ## Build kube-apiserver and etcd from Go modules into bin/k8s/ (once).
 	hack/envtest.sh
 
 .PHONY: build
-build: $(WORKSPACE) ## Build bin/kueue (the patched manager).
+build: $(WORKSPACE) ## Build bin/kueue (the patched manager) and bin/kueue-waittime.
 	$(GO_PATCHED) build -o bin/kueue sigs.k8s.io/kueue/cmd/kueue
-	@echo "built bin/kueue"
+	$(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
+	@echo "built bin/kueue and bin/kueue-waittime"
 
 ##@ Tests
 
@@ -74,15 +75,23 @@ test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched pac
 	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION)
 
 .PHONY: test-integration
-test-integration: $(WORKSPACE) envtest ## Integration suites on envtest with the patched Kueue.
-	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... -ginkgo.v
+test-integration: $(WORKSPACE) envtest ## CLI tests and integration suites on envtest with the patched Kueue.
+	$(GO_PATCHED) vet ./cmd/... ./test/...
+	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./cmd/...
+	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
 
 ##@ Main job
 
+DEMO_ARGS ?=
+EVAL_ARGS ?= -f test/eval/table2.yaml -f test/eval/table3.yaml -f test/eval/table4.yaml -f test/eval/partition.yaml --out _output/eval
+
 .PHONY: demo
-demo: ## The main job (delivered by the CLI issue).
-	@echo "make demo: the live demo is not built yet (see the README's status section)." >&2
-	@exit 1
+demo: envtest build ## The main job: local control plane, patched Kueue, live wait-time table (Ctrl-C stops).
+	PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime demo $(DEMO_ARGS)
+
+.PHONY: eval
+eval: envtest build ## Reproduce the paper's experiments on the real scheduler (EVAL_ARGS to choose).
+	PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(EVAL_ARGS)
 
 .PHONY: clean
 clean: ## Remove _output/ (keeps bin/, whose control-plane build takes minutes).

@@ -1,0 +1,67 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+)
+
+// renderLive redraws the terminal with the pending workloads as the
+// visibility API serves them, and the running and finished counts.
+func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSummary, runs []*workloadRun, now time.Time) {
+	created, running, finished := 0, 0, 0
+	for _, r := range runs {
+		if r.created.IsZero() {
+			continue
+		}
+		created++
+		switch {
+		case r.finished:
+			finished++
+		case !r.admitted.IsZero():
+			running++
+		}
+	}
+	fmt.Fprint(w, "\033[H\033[2J")
+	fmt.Fprintf(w, "ClusterQueue %s — %s — submitted %d/%d, running %d, finished %d, pending %d\n\n",
+		cq, now.Format("15:04:05"), created, len(runs), running, finished, len(summary.Items))
+	if m := summary.QueueModel; m != nil {
+		fmt.Fprintf(w, "queue model: k_eff %d (bottleneck %s/%s)", m.EffectiveServers, m.BottleneckFlavor, m.BottleneckResource)
+		if m.UtilizationMilli != nil {
+			fmt.Fprintf(w, ", utilization %.2f", float64(*m.UtilizationMilli)/1000)
+		}
+		if m.MeanWaitMilliseconds != nil {
+			fmt.Fprintf(w, ", a-priori mean wait %.1fs", float64(*m.MeanWaitMilliseconds)/1000)
+		} else if m.Stable != nil && !*m.Stable {
+			fmt.Fprint(w, ", unstable: no a-priori mean wait")
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "POSITION\tWORKLOAD\tWAITING\tADMISSIBILITY\tETA P50\tETA P90\tMETHOD\tREASON")
+	const maxRows = 20
+	for i := range summary.Items {
+		if i == maxRows {
+			fmt.Fprintf(tw, "…\t%d more\t\t\t\t\t\t\n", len(summary.Items)-maxRows)
+			break
+		}
+		item := &summary.Items[i]
+		waiting := now.Sub(item.CreationTimestamp.Time).Round(time.Second)
+		adm, p50, p90, method, reason := "—", "—", "—", "—", ""
+		if est := item.WaitTimeEstimate; est != nil {
+			adm, method, reason = string(est.Admissibility), string(est.Method), est.Reason
+			if est.P50WaitMilliseconds != nil {
+				p50 = (time.Duration(*est.P50WaitMilliseconds) * time.Millisecond).Round(100 * time.Millisecond).String()
+			}
+			if est.P90WaitMilliseconds != nil {
+				p90 = (time.Duration(*est.P90WaitMilliseconds) * time.Millisecond).Round(100 * time.Millisecond).String()
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", item.PositionInClusterQueue, item.Name, waiting, adm, p50, p90, method, reason)
+	}
+	tw.Flush()
+}
