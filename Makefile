@@ -54,10 +54,12 @@ build: $(WORKSPACE) ## Build bin/kueue (the patched manager) and bin/kueue-waitt
 	$(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
 	@echo "built bin/kueue and bin/kueue-waittime"
 
+include hack/codegen.mk
+
 ##@ Tests
 
 .PHONY: test
-test: test-unit build verify-patches test-upstream test-integration ## Everything: unit, patched build, patch verification, upstream tests, integration.
+test: test-unit build verify-patches verify-codegen test-upstream test-integration ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration.
 
 .PHONY: test-unit
 test-unit: ## Library unit tests against the unpatched v0.19.2 module.
