@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crconfig "sigs.k8s.io/controller-runtime/pkg/config"
@@ -356,12 +357,14 @@ func (cp *ControlPlane) registerVisibilityAPI(ctx context.Context, port int) err
 		},
 	}
 	if err := cp.Client.Create(ctx, svc); apierrors.IsAlreadyExists(err) {
-		var old corev1.Service
-		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(svc), &old); err != nil {
-			return err
-		}
-		old.Spec.Ports = svc.Spec.Ports
-		if err := cp.Client.Update(ctx, &old); err != nil {
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			var old corev1.Service
+			if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(svc), &old); err != nil {
+				return err
+			}
+			old.Spec.Ports = svc.Spec.Ports
+			return cp.Client.Update(ctx, &old)
+		}); err != nil {
 			return err
 		}
 	} else if err != nil {
@@ -383,21 +386,22 @@ func (cp *ControlPlane) registerVisibilityAPI(ctx context.Context, port int) err
 				},
 			},
 		}}
-		var existing unstructured.Unstructured
-		existing.SetGroupVersionKind(apiService.GroupVersionKind())
-		err := cp.Client.Get(ctx, client.ObjectKey{Name: apiService.GetName()}, &existing)
-		switch {
-		case apierrors.IsNotFound(err):
-			if err := cp.Client.Create(ctx, apiService); err != nil {
+		// The aggregator writes the APIService's status concurrently:
+		// retry on conflicts.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			var existing unstructured.Unstructured
+			existing.SetGroupVersionKind(apiService.GroupVersionKind())
+			err := cp.Client.Get(ctx, client.ObjectKey{Name: apiService.GetName()}, &existing)
+			switch {
+			case apierrors.IsNotFound(err):
+				return cp.Client.Create(ctx, apiService.DeepCopy())
+			case err != nil:
 				return err
 			}
-		case err != nil:
-			return err
-		default:
 			existing.Object["spec"] = apiService.Object["spec"]
-			if err := cp.Client.Update(ctx, &existing); err != nil {
-				return err
-			}
+			return cp.Client.Update(ctx, &existing)
+		}); err != nil {
+			return err
 		}
 	}
 	return nil

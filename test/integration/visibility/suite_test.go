@@ -7,6 +7,7 @@ package visibility
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -15,6 +16,7 @@ import (
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	"sigs.k8s.io/kueue/pkg/features"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
 )
 
@@ -35,7 +37,10 @@ var _ = ginkgo.BeforeSuite(func() {
 	ctx = context.Background()
 	gomega.Expect(utilfeatureSet(features.WaitTimeEstimation, true)).To(gomega.Succeed())
 	var err error
-	cp, err = controlplane.Start(controlplane.Options{})
+	cp, err = controlplane.Start(controlplane.Options{
+		// Short histories are enough in these tests.
+		EstimatorOptions: []estimator.Option{estimator.WithMinServiceSamples(2), estimator.WithRefreshPeriod(200 * time.Millisecond)},
+	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	k8sClient = cp.Client
 	kueueRuntime, err = cp.StartKueue(ctx)
