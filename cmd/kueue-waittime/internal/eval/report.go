@@ -44,6 +44,9 @@ type LevelResult struct {
 	WhittMeanWait         *float64 `json:"whittMeanWait"`
 	ForecastMeanWait      *float64 `json:"forecastMeanWait"`
 	ObservedMeanWait      float64  `json:"observedMeanWait"`
+	// ForecastedMeanWait is the observed mean wait of the forecasted
+	// workloads (the ones seen waiting), to set against ForecastMeanWait.
+	ForecastedMeanWait *float64 `json:"forecastedMeanWait"`
 	// Forecasted is how many feasible workloads were seen pending with a
 	// forecast; the MAEs below are over those, for every predictor alike.
 	Forecasted  int      `json:"forecasted"`
@@ -136,7 +139,7 @@ func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, span 
 	}
 
 	var rows []WorkloadResult
-	var waitSum, fSum, fErr, pErr, wErr, eErr float64
+	var waitSum, fSum, fWaitSum, fErr, pErr, wErr, eErr float64
 	covered := 0
 	for _, r := range runs {
 		row := WorkloadResult{Level: level, Name: r.name, Unfeasible: r.unfeasible, Admissibility: r.admissibility,
@@ -152,8 +155,13 @@ func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, span 
 		row.EMA = emaAt(r.created)
 		waitSum += row.Wait
 		if est := r.estimate; est != nil && est.ExpectedWaitMilliseconds != nil {
-			// The estimate is the remaining wait when it was read.
-			elapsed := max(r.seenAt.Sub(r.created).Seconds(), 0)
+			// The estimate is the remaining wait from estimatedAt (when it
+			// was computed); without it, from when it was read.
+			from := r.seenAt
+			if est.EstimatedAt != nil {
+				from = est.EstimatedAt.Time
+			}
+			elapsed := max(from.Sub(r.created).Seconds(), 0)
 			row.Forecast = ptr(elapsed + float64(*est.ExpectedWaitMilliseconds)/1000)
 			if est.P50WaitMilliseconds != nil {
 				row.P50 = ptr(elapsed + float64(*est.P50WaitMilliseconds)/1000)
@@ -164,6 +172,7 @@ func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, span 
 			row.Method = string(est.Method)
 			lr.Forecasted++
 			fSum += *row.Forecast
+			fWaitSum += row.Wait
 			fErr += math.Abs(*row.Forecast - row.Wait)
 			pErr += math.Abs(row.Paper - row.Wait)
 			if lr.WhittMeanWait != nil {
@@ -183,6 +192,7 @@ func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, span 
 		lr.MAEForecast = ptr(fErr / n)
 		lr.MAEPaper, lr.MAEWhitt, lr.MAEEMA = pErr/n, wErr/n, eErr/n
 		lr.ForecastMeanWait = ptr(fSum / n)
+		lr.ForecastedMeanWait = ptr(fWaitSum / n)
 		lr.P90Coverage = ptr(float64(covered) / n)
 	}
 	if len(pendingSamples) > 0 && lambdaObs > 0 && lr.ObservedMeanWait > 0 {
@@ -213,12 +223,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n\n", r.Scenario.Description)
 	}
 	fmt.Fprintf(w, "k_eff = %d (bottleneck %s), E[S] = %s, %d workloads per level.\n\n", r.KEff, r.Bottleneck, r.Scenario.MeanService, r.Scenario.JobsPerLevel)
-	fmt.Fprintln(w, "| ρ target | ρ observed | Ŵ paper (s) | Ŵ Whitt (s) | mean forecast (s) | observed W (s) | forecasted | MAE forecast | MAE EMA | MAE paper | MAE Whitt | P90 coverage | Little |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| ρ target | ρ observed | Ŵ paper (s) | Ŵ Whitt (s) | observed W (s) | forecasted | mean forecast (s) | their W (s) | MAE forecast | MAE EMA | MAE paper | MAE Whitt | P90 coverage | Little |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, l := range r.Levels {
-		fmt.Fprintf(w, "| %.2f | %.2f | %s | %s | %s | %.2f | %d/%d | %s | %.2f | %.2f | %.2f | %s | %s |\n",
+		fmt.Fprintf(w, "| %.2f | %.2f | %s | %s | %.2f | %d/%d | %s | %s | %s | %.2f | %.2f | %.2f | %s | %s |\n",
 			l.TargetUtilization, l.ObservedUtilization, cell(l.PaperMeanWait, "%.2f"), cell(l.WhittMeanWait, "%.2f"),
-			cell(l.ForecastMeanWait, "%.2f"), l.ObservedMeanWait, l.Forecasted, l.Workloads-l.Unfeasible,
+			l.ObservedMeanWait, l.Forecasted, l.Workloads-l.Unfeasible, cell(l.ForecastMeanWait, "%.2f"), cell(l.ForecastedMeanWait, "%.2f"),
 			cell(l.MAEForecast, "%.2f"), l.MAEEMA, l.MAEPaper, l.MAEWhitt, cell(l.P90Coverage, "%.2f"), cell(l.LittleRatio, "%.3f"))
 	}
 	for _, l := range r.Levels {
