@@ -185,12 +185,16 @@ func (cp *ControlPlane) UserConfig(name string, groups ...string) (*rest.Config,
 // with the wait time estimator when the WaitTimeEstimation gate is enabled,
 // and its visibility server behind the kube-apiserver's aggregation layer.
 // It returns once the webhooks and the visibility API answer.
-func (cp *ControlPlane) StartKueue(ctx context.Context) (*Kueue, error) {
+func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*Kueue, error) {
 	if cp.kueue != nil {
 		return nil, errors.New("controlplane: Kueue is already running")
 	}
+	var ko kueueOptions
+	for _, opt := range opts {
+		opt(&ko)
+	}
 	wio := &cp.env.WebhookInstallOptions
-	mgr, err := ctrl.NewManager(cp.Config, manager.Options{
+	mgr, err := ctrl.NewManager(ko.restConfig(cp.Config), manager.Options{
 		Scheme:  cp.Scheme,
 		Logger:  cp.opts.Log,
 		Metrics: metricsserver.Options{BindAddress: "0"},
