@@ -78,5 +78,5 @@ go build -o "${dest}/etcd.tmp" go.etcd.io/etcd/server/v3 &
 progress etcd $!
 mv "${dest}/etcd.tmp" "${dest}/etcd"
 "${dest}/kube-apiserver" --version
-"${dest}/etcd" --version | head -1
+"${dest}/etcd" --version | sed -n 1p
 echo "envtest: KUBEBUILDER_ASSETS=${dest}"
