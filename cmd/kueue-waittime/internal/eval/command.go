@@ -67,7 +67,8 @@ workloads wait, and compares the forecast with the paper's Erlang-C formula,
 Whitt's GI/G/k approximation and the paper's EMA baseline (alpha 0.3).
 
 It prints a markdown table per scenario and, with --out, writes
-<name>.md, <name>.json and <name>-workloads.csv for each.`,
+<name>.md, <name>.json, <name>-workloads.csv and two PNG plots
+(<name>-levels.png, <name>-forecast.png) for each.`,
 		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -112,7 +113,7 @@ It prints a markdown table per scenario and, with --out, writes
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "scenario file (repeatable); see test/eval/")
-	cmd.Flags().StringVar(&outDir, "out", "", "directory for the markdown, JSON and per-workload CSV outputs")
+	cmd.Flags().StringVar(&outDir, "out", "", "directory for the markdown, JSON, per-workload CSV and PNG outputs")
 	cmd.Flags().DurationVar(&poll, "poll", 200*time.Millisecond, "how often the visibility API is read")
 	cmd.Flags().DurationVar(&refresh, "refresh", 200*time.Millisecond, "the estimator's refresh period")
 	return cmd
@@ -133,6 +134,9 @@ func quietKlog() {
 func writeOutputs(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	if err := r.WritePlots(dir); err != nil {
+		return fmt.Errorf("plots: %w", err)
 	}
 	for name, write := range map[string]func(io.Writer) error{
 		r.Scenario.Name + ".md":            r.WriteMarkdown,
