@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"path/filepath"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -52,6 +53,8 @@ func (r *Report) levelsPlot(path string) error {
 		if len(pts) == 0 {
 			continue
 		}
+		// Observed utilizations need not grow with the targets.
+		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return err
