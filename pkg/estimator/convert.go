@@ -78,11 +78,12 @@ func workloadDemand(info *workload.Info) capacity.Workload {
 }
 
 // demandOptions lists the flavor assignments the forecast may try for a
-// pending workload, in order: option i puts every pod set of every resource
-// group on the group's i-th flavor (or its last one), the order in which
-// Kueue's flavor assigner prefers them. Each option is the workload's total
-// demand per flavor-resource, including "pods" where the group covers it.
+// pending workload, in order: option i puts the workload's total demand
+// (capacity.Workload.TotalDemand, "pods" included where covered) of every
+// resource group on the group's i-th flavor (or its last one), the order in
+// which Kueue's flavor assigner prefers them.
 func demandOptions(cq *capacity.ClusterQueue, w capacity.Workload) []capacity.Quantities {
+	total := w.TotalDemand(cq)
 	maxFlavors := 0
 	for _, g := range cq.ResourceGroups {
 		maxFlavors = max(maxFlavors, len(g.Flavors))
@@ -90,26 +91,14 @@ func demandOptions(cq *capacity.ClusterQueue, w capacity.Workload) []capacity.Qu
 	options := make([]capacity.Quantities, 0, maxFlavors)
 	for i := range maxFlavors {
 		opt := make(capacity.Quantities)
-		for _, ps := range w.PodSets {
-			if ps.Count <= 0 {
+		for _, g := range cq.ResourceGroups {
+			if len(g.Flavors) == 0 {
 				continue
 			}
-			for _, g := range cq.ResourceGroups {
-				if len(g.Flavors) == 0 {
-					continue
-				}
-				flavor := g.Flavors[min(i, len(g.Flavors)-1)].Name
-				for _, r := range g.Resources {
-					var v int64
-					if r == capacity.PodsResource {
-						v = ps.Count
-					} else {
-						v = saturatingMul(ps.Requests[r], ps.Count)
-					}
-					if v > 0 {
-						fr := capacity.FlavorResource{Flavor: flavor, Resource: r}
-						opt[fr] = saturatingAddInt(opt[fr], v)
-					}
+			flavor := g.Flavors[min(i, len(g.Flavors)-1)].Name
+			for _, r := range g.Resources {
+				if v := total[r]; v > 0 {
+					opt[capacity.FlavorResource{Flavor: flavor, Resource: r}] = v
 				}
 			}
 		}
@@ -173,21 +162,4 @@ func equalQuantities(a, b capacity.Quantities) bool {
 		}
 	}
 	return true
-}
-
-func saturatingMul(a, b int64) int64 {
-	if a <= 0 || b <= 0 {
-		return 0
-	}
-	if a > capacity.Unlimited/b {
-		return capacity.Unlimited
-	}
-	return a * b
-}
-
-func saturatingAddInt(a, b int64) int64 {
-	if a > capacity.Unlimited-b {
-		return capacity.Unlimited
-	}
-	return a + b
 }

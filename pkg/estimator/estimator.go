@@ -451,17 +451,21 @@ func (e *Estimator) serviceModel(v statsView, maxExecSum float64, maxExecCount i
 	return MethodNone, nil
 }
 
+// forecastCapacity is what the ClusterQueue can use now: nominal quota plus
+// what it could borrow at this instant, per flavor-resource (saturating at
+// capacity.Unlimited through Quantities.Add).
 func forecastCapacity(cq *capacity.ClusterQueue) capacity.Quantities {
-	out := make(capacity.Quantities)
+	nominal, borrowable := make(capacity.Quantities), make(capacity.Quantities)
 	for _, g := range cq.ResourceGroups {
 		for _, f := range g.Flavors {
 			for i, r := range g.Resources {
-				q := f.Quotas[i]
-				out[capacity.FlavorResource{Flavor: f.Name, Resource: r}] = saturatingAddInt(q.Nominal, q.ExpectedBorrowable)
+				fr := capacity.FlavorResource{Flavor: f.Name, Resource: r}
+				nominal[fr], borrowable[fr] = f.Quotas[i].Nominal, f.Quotas[i].ExpectedBorrowable
 			}
 		}
 	}
-	return out
+	nominal.Add(borrowable)
+	return nominal
 }
 
 func seconds(s float64) time.Duration {

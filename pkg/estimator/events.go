@@ -103,7 +103,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	e.arrivedAt[workload.Key(wl)] = now
 	e.statsFor(cq).arrivals.ObserveAt(now)
 	e.dirty.Store(true)
-	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", klogKey(wl), "clusterQueue", cq)
+	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", workload.Key(wl), "clusterQueue", cq)
 }
 
 func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
@@ -138,7 +138,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		}
 		if ok {
 			s.service.ObserveAt(span.End, span.Seconds())
-			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", klogKey(newWl), "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
+			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", workload.Key(newWl), "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
 		}
 	}
 	delete(e.admittedAt, key)
@@ -152,7 +152,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			at = c.LastTransitionTime.Time
 		}
 		s.preemptions.ObserveAt(at)
-		e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", klogKey(newWl), "clusterQueue", cq)
+		e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", workload.Key(newWl), "clusterQueue", cq)
 	}
 	if s.pending > 0 && s.freedAt.IsZero() {
 		s.freedAt = now
@@ -274,5 +274,3 @@ func isEvictedByPreemption(wl *kueue.Workload) bool {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadEvictedByPreemption
 }
-
-func klogKey(wl *kueue.Workload) string { return wl.Namespace + "/" + wl.Name }
