@@ -8,7 +8,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/queueing"
@@ -78,7 +77,7 @@ type WorkloadResult struct {
 	Paper         float64
 }
 
-func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, span time.Duration, pendingSamples []int) (LevelResult, []WorkloadResult) {
+func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, pendingSamples []int) (LevelResult, []WorkloadResult) {
 	lr := LevelResult{TargetUtilization: level, Workloads: len(runs)}
 	meanS, scv := sc.MeanService.Seconds(), sc.serviceSCV()
 	if d, err := queueing.PaperApproximation1(keff, level, meanS, scv); err == nil && d.Stable {
@@ -203,7 +202,6 @@ func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, span 
 		l /= float64(len(pendingSamples))
 		lr.LittleRatio = ptr(l / (lambdaObs * lr.ObservedMeanWait))
 	}
-	_ = span
 	return lr, rows
 }
 
@@ -265,8 +263,6 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	cw.Flush()
 	return cw.Error()
 }
-
-var _ = strings.TrimSpace
 
 // WriteSummary writes a short predicted-versus-actual summary (the demo's
 // closing screen).

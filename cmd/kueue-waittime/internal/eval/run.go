@@ -81,11 +81,11 @@ func (h *Harness) Run(ctx context.Context, sc *Scenario) (*Report, error) {
 	rng := rand.New(rand.NewPCG(sc.Seed, sc.Seed^0x5851f42d4c957f2d))
 	for i, level := range sc.Levels {
 		h.progressf("level %d/%d: target utilization %.2f, %d workloads", i+1, len(sc.Levels), level, sc.JobsPerLevel)
-		runs, span, pendingSamples, err := h.runLevel(ctx, sc, i, level, keff.Servers, rng)
+		runs, pendingSamples, err := h.runLevel(ctx, sc, i, level, keff.Servers, rng)
 		if err != nil {
 			return nil, fmt.Errorf("level %v: %w", level, err)
 		}
-		lr, wrs := summarize(sc, level, keff.Servers, runs, span, pendingSamples)
+		lr, wrs := summarize(sc, level, keff.Servers, runs, pendingSamples)
 		report.Levels = append(report.Levels, lr)
 		report.Workloads = append(report.Workloads, wrs...)
 		h.progressf("  observed utilization %.2f, mean wait %.2fs; MAE forecast %s, EMA %.2fs, paper %.2fs",
@@ -141,15 +141,15 @@ func (sc *Scenario) capacityModel() (scenarioModel, error) {
 	}, nil
 }
 
-func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level float64, keff int, rng *rand.Rand) ([]*workloadRun, time.Duration, []int, error) {
+func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level float64, keff int, rng *rand.Rand) ([]*workloadRun, []int, error) {
 	cl := h.CP.Client
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: fmt.Sprintf("eval-%s-", sanitize(sc.Name))}}
 	if err := cl.Create(ctx, ns); err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	rf := utiltestingapi.MakeResourceFlavor("default").Obj()
 	if err := cl.Create(ctx, rf); err != nil && !strings.Contains(err.Error(), "already exists") {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	cqName := fmt.Sprintf("%s-%d", ns.Name, index)
 	fq := utiltestingapi.MakeFlavorQuotas("default")
@@ -162,11 +162,11 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 	}
 	cq := cqw.Obj()
 	if err := cl.Create(ctx, cq); err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	lq := utiltestingapi.MakeLocalQueue("eval", ns.Name).ClusterQueue(cqName).Obj()
 	if err := cl.Create(ctx, lq); err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	defer func() {
 		bg := context.Background()
@@ -191,16 +191,16 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 
 	watcher, err := h.watchClient()
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	w, err := watcher.Watch(ctx, &kueue.WorkloadList{}, client.InNamespace(ns.Name))
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	defer w.Stop()
 	vis, err := kueueclientset.NewForConfig(h.CP.Config)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 
 	var mu sync.Mutex
@@ -306,7 +306,7 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 		due := start.Add(time.Duration(off * float64(time.Second)))
 		select {
 		case <-ctx.Done():
-			return nil, 0, nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		case <-time.After(time.Until(due)):
 		}
 		demand := sc.Demand
@@ -321,10 +321,9 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 		runs[i].created = time.Now()
 		mu.Unlock()
 		if err := cl.Create(ctx, ww.Obj()); err != nil {
-			return nil, 0, nil, err
+			return nil, nil, err
 		}
 	}
-	span := time.Since(start)
 	timeout := time.Duration(float64(n)*sc.MeanService.Seconds()*float64(time.Second)) + 2*time.Minute
 	mu.Lock()
 	waiting := remaining > 0
@@ -333,18 +332,18 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 		select {
 		case <-done:
 		case <-time.After(timeout):
-			return nil, 0, nil, fmt.Errorf("workloads still unfinished after %v", timeout)
+			return nil, nil, fmt.Errorf("workloads still unfinished after %v", timeout)
 		case <-ctx.Done():
-			return nil, 0, nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 	}
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
 	if finishErr != nil {
-		return nil, 0, nil, finishErr
+		return nil, nil, finishErr
 	}
-	return runs, span, pendingSamples, nil
+	return runs, pendingSamples, nil
 }
 
 func (h *Harness) watchClient() (client.WithWatch, error) {
