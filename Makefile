@@ -55,6 +55,9 @@ build: $(WORKSPACE) ## Build bin/kueue (the patched manager) and bin/kueue-waitt
 	@echo "built bin/kueue and bin/kueue-waittime"
 
 include hack/codegen.mk
+# Deployment (config/, manifests, image) and benchmark targets.
+-include hack/deploy.mk
+-include hack/bench.mk
 
 ##@ Tests
 
@@ -67,14 +70,16 @@ test-unit: ## Library unit tests against the unpatched v0.19.2 module.
 	$(GO_PRISTINE) test -count=1 ./pkg/...
 
 # Kueue's own tests of every package the patches touch, on the patched tree.
-UPSTREAM_PACKAGES ?= ./pkg/features/... ./pkg/scheduler/... ./pkg/metrics/... ./pkg/visibility/... ./cmd/kueue/... ./cmd/kueuectl/... ./apis/visibility/...
-# Kueue's own scheduler integration suite on the patched tree.
+UPSTREAM_PACKAGES ?= ./pkg/features/... ./pkg/scheduler/... ./pkg/metrics/... ./pkg/visibility/... ./pkg/config/... ./apis/config/... ./cmd/kueue/... ./cmd/kueuectl/... ./apis/visibility/...
+# Kueue's own scheduler integration suite on the patched tree, run twice: with
+# the gate off, and with it on and the estimator wired into the scheduler.
 UPSTREAM_INTEGRATION ?= ./test/integration/singlecluster/scheduler
 
 .PHONY: test-upstream
 test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched packages and its scheduler integration suite.
 	cd $(KUEUE_DIR) && $(GO_PATCHED) test -count=1 $(UPSTREAM_PACKAGES)
 	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION)
+	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION) -args -wait-time-estimation
 
 .PHONY: test-integration
 test-integration: $(WORKSPACE) envtest ## CLI tests and integration suites on envtest with the patched Kueue.
