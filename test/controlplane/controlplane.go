@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -34,12 +36,16 @@ import (
 	visibilityv1beta2 "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	kueueconfig "sigs.k8s.io/kueue/pkg/config"
 	"sigs.k8s.io/kueue/pkg/constants"
 	"sigs.k8s.io/kueue/pkg/controller/core"
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
+	"sigs.k8s.io/kueue/pkg/dra"
 	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/scheduler"
 	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
+	utildra "sigs.k8s.io/kueue/pkg/util/dra"
 	"sigs.k8s.io/kueue/pkg/visibility"
 	"sigs.k8s.io/kueue/pkg/webhooks"
 
@@ -59,6 +65,12 @@ type Options struct {
 	// RequeuingBatchPeriod is the inadmissible requeuer's batch period
 	// (Kueue's default is 1s; its integration tests use 100ms).
 	RequeuingBatchPeriod time.Duration
+	// DeviceClassMappings go into the Configuration's
+	// resources.deviceClassMappings: with the KueueDRAIntegration gate on,
+	// Kueue counts the devices a workload's ResourceClaimTemplates request
+	// from a mapped DeviceClass as the mapping's logical resource, which
+	// ClusterQueues give quota on.
+	DeviceClassMappings []configapi.DeviceClassMapping
 	// Log is the logger of the manager.
 	Log logr.Logger
 }
@@ -215,23 +227,72 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 	if err := indexer.Setup(kctx, mgr.GetFieldIndexer()); err != nil {
 		return fail(err)
 	}
-	k.Cache = schdcache.New(mgr.GetClient())
+	configuration := &configapi.Configuration{}
+	if len(cp.opts.DeviceClassMappings) > 0 {
+		configuration.Resources = &configapi.Resources{DeviceClassMappings: cp.opts.DeviceClassMappings}
+	}
+	mgr.GetScheme().Default(configuration)
+	if errs := validateResources(configuration, mgr.GetScheme()); len(errs) > 0 {
+		return fail(fmt.Errorf("controlplane: invalid Kueue configuration: %w", errs.ToAggregate()))
+	}
+	// As cmd/kueue/main.go: one resource formatter for the cache, the
+	// queues, the controllers and the scheduler; with KueueDRAIntegration,
+	// the DRA mapper from the configuration and the cache of
+	// DeviceClass-backed extended resources.
+	resourceFormatter := resources.NewResourceFormatter()
+	var draMapper *dra.ResourceMapper
+	var draBackedResources *dra.ExtendedResourceCache
+	if features.Enabled(features.KueueDRAIntegration) {
+		draMapper = dra.NewResourceMapper()
+		draBackedResources = dra.NewExtendedResourceCache()
+		if configuration.Resources != nil && len(configuration.Resources.DeviceClassMappings) > 0 {
+			if err := draMapper.PopulateFromConfiguration(configuration.Resources.DeviceClassMappings); err != nil {
+				return fail(fmt.Errorf("controlplane: DRA mapper: %w", err))
+			}
+			for _, name := range draMapper.CounterBasedResourceNames() {
+				resourceFormatter.RegisterBinaryFormattedResource(name)
+			}
+			for _, name := range draMapper.CapacityBasedResourceNames() {
+				resourceFormatter.RegisterBinaryFormattedResource(name)
+			}
+		}
+	}
+	k.Cache = schdcache.New(mgr.GetClient(), schdcache.WithResourceFormatter(resourceFormatter))
 	requeuer := qcache.NewRequeuer(qcache.WithBatchPeriod(cp.opts.RequeuingBatchPeriod))
 	if err := mgr.Add(requeuer); err != nil {
 		return fail(err)
 	}
 	preemptionExpectations := preemptexpectations.New()
-	k.Queues = qcache.NewManager(mgr.GetClient(), k.Cache, requeuer, qcache.WithPreemptionExpectations(preemptionExpectations))
-	configuration := &configapi.Configuration{}
-	mgr.GetScheme().Default(configuration)
-	if failed, err := core.SetupControllers(mgr, k.Queues, k.Cache, configuration,
-		core.SetupControllersOpts{PreemptionExpectations: preemptionExpectations}); err != nil {
+	queueOptions := []qcache.Option{
+		qcache.WithResourceFormatter(resourceFormatter),
+		qcache.WithPreemptionExpectations(preemptionExpectations),
+	}
+	if draBackedResources != nil {
+		queueOptions = append(queueOptions, qcache.WithDRABackedResources(draBackedResources))
+	}
+	k.Queues = qcache.NewManager(mgr.GetClient(), k.Cache, requeuer, queueOptions...)
+	resourceSliceAPIAvailable := utildra.CheckResourceSliceAPIAvailable(mgr)
+	if resourceSliceAPIAvailable {
+		if err := core.SetupResourceSliceIndexer(kctx, mgr.GetFieldIndexer()); err != nil {
+			return fail(err)
+		}
+	}
+	if failed, err := core.SetupControllers(mgr, k.Queues, k.Cache, configuration, core.SetupControllersOpts{
+		PreemptionExpectations:    preemptionExpectations,
+		DRAMapper:                 draMapper,
+		DRABackedResources:        draBackedResources,
+		ResourceFormatter:         resourceFormatter,
+		ResourceSliceAPIAvailable: resourceSliceAPIAvailable,
+	}); err != nil {
 		return fail(fmt.Errorf("controlplane: controller %s: %w", failed, err))
 	}
 	if failed, err := webhooks.Setup(mgr, nil); err != nil {
 		return fail(fmt.Errorf("controlplane: webhook %s: %w", failed, err))
 	}
-	schedOpts := []scheduler.Option{scheduler.WithPreemptionExpectations(preemptionExpectations)}
+	schedOpts := []scheduler.Option{
+		scheduler.WithPreemptionExpectations(preemptionExpectations),
+		scheduler.WithResourceFormatter(resourceFormatter),
+	}
 	if features.Enabled(features.WaitTimeEstimation) {
 		estOpts := append([]estimator.Option{estimator.WithLogger(cp.opts.Log.WithName("wait-time-estimator"))}, cp.opts.EstimatorOptions...)
 		if k.Estimator, err = estimator.New(k.Cache, k.Queues, estOpts...); err != nil {
@@ -429,4 +490,19 @@ func waitForTLS(ctx context.Context, addr string) error {
 		}
 		return true, conn.Close()
 	})
+}
+
+// validateResources is Kueue's validation of the Configuration
+// (pkg/config.Validate, which the manager runs when it loads its config
+// file), kept to the resources section, the one Options set: the rest is
+// defaults, and the integrations list names job frameworks this in-process
+// manager does not register.
+func validateResources(c *configapi.Configuration, scheme *runtime.Scheme) field.ErrorList {
+	var out field.ErrorList
+	for _, err := range kueueconfig.Validate(c, scheme) {
+		if strings.HasPrefix(err.Field, "resources.") || err.Field == "resources" {
+			out = append(out, err)
+		}
+	}
+	return out
 }

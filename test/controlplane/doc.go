@@ -7,6 +7,11 @@
 // GET /apis/visibility.kueue.x-k8s.io/... through the kube-apiserver, with
 // delegated authentication and RBAC.
 //
+// The manager is wired as cmd/kueue/main.go wires it, for the parts these
+// tests use; with the KueueDRAIntegration gate on (its default) and
+// Options.DeviceClassMappings, Kueue counts the devices that workloads claim
+// through ResourceClaimTemplates as the mapped logical resources.
+//
 // The integration suites, the evaluation harness (kueue-waittime eval) and
 // the demo all run on it. It builds only in this module's workspace with the
 // patched Kueue tree (make patch).

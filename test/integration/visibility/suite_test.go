@@ -11,8 +11,10 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	"sigs.k8s.io/kueue/pkg/features"
 
@@ -36,10 +38,16 @@ func TestVisibility(t *testing.T) {
 var _ = ginkgo.BeforeSuite(func() {
 	ctx = context.Background()
 	gomega.Expect(utilfeatureSet(features.WaitTimeEstimation, true)).To(gomega.Succeed())
+	// Beta and on by default in v0.19; set here so that dra_test.go does
+	// not rest on that default.
+	gomega.Expect(utilfeatureSet(features.KueueDRAIntegration, true)).To(gomega.Succeed())
 	var err error
 	cp, err = controlplane.Start(controlplane.Options{
 		// Short histories are enough in these tests.
 		EstimatorOptions: []estimator.Option{estimator.WithMinServiceSamples(2), estimator.WithRefreshPeriod(200 * time.Millisecond)},
+		// GPUs through DRA (dra_test.go): devices of the DeviceClass count
+		// as the logical resource example.com/gpu.
+		DeviceClassMappings: []configapi.DeviceClassMapping{{Name: gpu, DeviceClassNames: []corev1.ResourceName{gpuDeviceClass}}},
 	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	k8sClient = cp.Client

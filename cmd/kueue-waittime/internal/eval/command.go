@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	"sigs.k8s.io/kueue/pkg/features"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
@@ -29,10 +30,16 @@ import (
 // WaitTimeEstimation gate on, refreshing estimates every refresh. prior is
 // the a-priori mean service time the estimator assumes until it has
 // observed enough completions — what an operator would configure, and what
-// the paper's formula is given too.
-func startKueue(ctx context.Context, refresh, prior time.Duration) (*controlplane.ControlPlane, error) {
+// the paper's formula is given too. mappings go into Kueue's Configuration
+// (resources.deviceClassMappings), with the KueueDRAIntegration gate on.
+func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping) (*controlplane.ControlPlane, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.WaitTimeEstimation) + "=true"); err != nil {
 		return nil, err
+	}
+	if len(mappings) > 0 {
+		if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.KueueDRAIntegration) + "=true"); err != nil {
+			return nil, err
+		}
 	}
 	quietKlog()
 	cp, err := controlplane.Start(controlplane.Options{
@@ -41,6 +48,7 @@ func startKueue(ctx context.Context, refresh, prior time.Duration) (*controlplan
 			estimator.WithMaxStaleness(max(refresh, time.Second)),
 			estimator.WithPriorMeanService(prior),
 		},
+		DeviceClassMappings: mappings,
 	})
 	if err != nil {
 		return nil, err
@@ -65,6 +73,8 @@ where), submits the scenario's workloads, finishes each after its sampled
 service time, reads wait-time estimates through the visibility API while
 workloads wait, and compares the forecast with the paper's Erlang-C formula,
 Whitt's GI/G/k approximation and the paper's EMA baseline (alpha 0.3).
+A scenario's dra section requests devices through a ResourceClaimTemplate,
+which Kueue's DRA integration counts as the mapped logical resource.
 
 It prints a markdown table per scenario and, with --out, writes
 <name>.md, <name>.json, <name>-workloads.csv and two PNG plots
@@ -87,7 +97,7 @@ It prints a markdown table per scenario and, with --out, writes
 			defer stop()
 			for _, sc := range scenarios {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", sc.Name)
-				cp, err := startKueue(ctx, refresh, sc.MeanService.Duration)
+				cp, err := startKueue(ctx, refresh, sc.MeanService.Duration, sc.deviceClassMappings())
 				if err != nil {
 					return err
 				}
@@ -201,7 +211,7 @@ waits. Ctrl-C stops everything cleanly.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-			cp, err := startKueue(ctx, 250*time.Millisecond, meanService)
+			cp, err := startKueue(ctx, 250*time.Millisecond, meanService, nil)
 			if err != nil {
 				return err
 			}

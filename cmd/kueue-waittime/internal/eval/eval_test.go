@@ -19,15 +19,32 @@ func requireControlPlane(t *testing.T) {
 	}
 }
 
-func TestEvalSmokeScenarioOnTheRealScheduler(t *testing.T) {
+// TestEvalOnTheRealScheduler runs the smoke scenario and a small one
+// claiming GPUs through DRA on one control plane: the DeviceClass mapping
+// the second needs does not touch the first.
+func TestEvalOnTheRealScheduler(t *testing.T) {
 	requireControlPlane(t)
-	sc, err := LoadScenario(filepath.Join("..", "..", "..", "..", "test", "eval", "smoke.yaml"))
+	smoke, err := LoadScenario(filepath.Join("..", "..", "..", "..", "test", "eval", "smoke.yaml"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	dra := &Scenario{
+		Name:         "dra-smoke",
+		Quota:        map[string]string{"cpu": "2", "memory": "1Gi", "example.com/gpu": "2"},
+		Demand:       map[string]string{"cpu": "250m", "memory": "64Mi"},
+		DRA:          &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1},
+		Levels:       []float64{0.8},
+		JobsPerLevel: 10,
+		MeanService:  smoke.MeanService,
+		Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+		Seed:         11,
+	}
+	if err := dra.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cp, err := startKueue(ctx, 200*time.Millisecond, sc.MeanService.Duration)
+	cp, err := startKueue(ctx, 200*time.Millisecond, smoke.MeanService.Duration, dra.deviceClassMappings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +54,30 @@ func TestEvalSmokeScenarioOnTheRealScheduler(t *testing.T) {
 		}
 	}()
 	h := &Harness{CP: cp, PollInterval: 100 * time.Millisecond}
+	t.Run("smoke", func(t *testing.T) { checkSmoke(ctx, t, h, smoke) })
+	t.Run("GPUs through DRA", func(t *testing.T) {
+		// Every admission is checked by the harness to hold the claimed
+		// device as example.com/gpu; Run fails otherwise.
+		report, err := h.Run(ctx, dra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report.KEff != 2 || report.Bottleneck != "example.com/gpu" {
+			t.Errorf("k_eff = %d (%s), want 2 (example.com/gpu): CPU alone would give 8", report.KEff, report.Bottleneck)
+		}
+		l := report.Levels[0]
+		t.Logf("level: %+v", l)
+		if l.QuotableMislabelled != 0 || l.ObservedUtilization <= 0 {
+			t.Errorf("%d workloads mislabelled Unfeasible, observed utilization %v", l.QuotableMislabelled, l.ObservedUtilization)
+		}
+		var md bytes.Buffer
+		if err := report.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "claims 1 device(s) of DeviceClass gpu.example.com") {
+			t.Errorf("markdown (err %v):\n%s", err, md.String())
+		}
+	})
+}
+
+func checkSmoke(ctx context.Context, t *testing.T, h *Harness, sc *Scenario) {
 	report, err := h.Run(ctx, sc)
 	if err != nil {
 		t.Fatal(err)

@@ -221,6 +221,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n\n", r.Scenario.Description)
 	}
 	fmt.Fprintf(w, "k_eff = %d (bottleneck %s), E[S] = %s, %d workloads per level.\n\n", r.KEff, r.Bottleneck, r.Scenario.MeanService, r.Scenario.JobsPerLevel)
+	if d := r.Scenario.DRA; d != nil {
+		fmt.Fprintf(w, "Each workload claims %d device(s) of DeviceClass %s through a ResourceClaimTemplate; Kueue's DRA integration counts them as %s.\n\n", d.Count, d.DeviceClass, d.Resource)
+	}
 	fmt.Fprintln(w, "| ρ target | ρ observed | Ŵ paper (s) | Ŵ Whitt (s) | observed W (s) | forecasted | mean forecast (s) | their W (s) | MAE forecast | MAE EMA | MAE paper | MAE Whitt | P90 coverage | Little |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, l := range r.Levels {

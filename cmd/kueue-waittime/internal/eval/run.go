@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,6 +79,11 @@ func (h *Harness) Run(ctx context.Context, sc *Scenario) (*Report, error) {
 		return nil, fmt.Errorf("the demand gives k_eff = %d: nothing to queue for", keff.Servers)
 	}
 	report := &Report{Scenario: sc, KEff: keff.Servers, Bottleneck: keff.Resource}
+	if sc.DRA != nil {
+		if err := h.createDeviceClass(ctx, sc.DRA); err != nil {
+			return nil, err
+		}
+	}
 	rng := rand.New(rand.NewPCG(sc.Seed, sc.Seed^0x5851f42d4c957f2d))
 	for i, level := range sc.Levels {
 		h.progressf("level %d/%d: target utilization %.2f, %d workloads", i+1, len(sc.Levels), level, sc.JobsPerLevel)
@@ -135,6 +141,10 @@ func (sc *Scenario) capacityModel() (scenarioModel, error) {
 		}
 		req[r] = canonical(r, q)
 	}
+	if sc.DRA != nil {
+		// Kueue counts the claimed devices as the mapped resource.
+		req[sc.DRA.Resource] += sc.DRA.Count
+	}
 	return scenarioModel{
 		cq:     &capacity.ClusterQueue{ResourceGroups: []capacity.ResourceGroup{{Resources: names, Flavors: []capacity.FlavorQuotas{fq}}}},
 		demand: capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: req}}},
@@ -167,6 +177,11 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 	lq := utiltestingapi.MakeLocalQueue("eval", ns.Name).ClusterQueue(cqName).Obj()
 	if err := cl.Create(ctx, lq); err != nil {
 		return nil, nil, err
+	}
+	if sc.DRA != nil {
+		if err := cl.Create(ctx, claimTemplate(ns.Name, sc.DRA)); err != nil {
+			return nil, nil, fmt.Errorf("creating the ResourceClaimTemplate: %w", err)
+		}
 	}
 	defer func() {
 		bg := context.Background()
@@ -213,7 +228,7 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 		}
 	}
 	done := make(chan struct{})
-	var finishErr error
+	var levelErr error
 	// Admissions: seen on the watch; each admitted workload is finished
 	// after its service time, as a job integration would.
 	go func() {
@@ -234,6 +249,9 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 			}
 			r.admitted = now
 			service := time.Duration(r.service * float64(time.Second))
+			if err := checkDRAUsage(wl, sc.DRA); err != nil && levelErr == nil {
+				levelErr = err
+			}
 			mu.Unlock()
 			key := client.ObjectKeyFromObject(wl)
 			time.AfterFunc(service, func() {
@@ -245,8 +263,8 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 				mu.Lock()
 				defer mu.Unlock()
 				r.finished = true
-				if err != nil && finishErr == nil && levelCtx.Err() == nil {
-					finishErr = fmt.Errorf("finishing %s: %w", key, err)
+				if err != nil && levelErr == nil && levelCtx.Err() == nil {
+					levelErr = fmt.Errorf("finishing %s: %w", key, err)
 				}
 				remaining--
 				if remaining == 0 {
@@ -317,10 +335,14 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 		for r, q := range demand {
 			ww = ww.Request(corev1.ResourceName(r), q)
 		}
+		wl := ww.Obj()
+		if sc.DRA != nil {
+			claimDevices(wl)
+		}
 		mu.Lock()
 		runs[i].created = time.Now()
 		mu.Unlock()
-		if err := cl.Create(ctx, ww.Obj()); err != nil {
+		if err := cl.Create(ctx, wl); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -340,10 +362,73 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	if finishErr != nil {
-		return nil, nil, finishErr
+	if levelErr != nil {
+		return nil, nil, levelErr
 	}
 	return runs, pendingSamples, nil
+}
+
+// draClaimName names the ResourceClaimTemplate of a level's namespace and
+// the pod claim made from it.
+const draClaimName = "devices"
+
+// createDeviceClass creates the scenario's DeviceClass, or keeps the one
+// there: DeviceClasses are cluster-scoped, shared by every level.
+func (h *Harness) createDeviceClass(ctx context.Context, d *DRASpec) error {
+	dc := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: d.DeviceClass}}
+	if err := client.IgnoreAlreadyExists(h.CP.Client.Create(ctx, dc)); err != nil {
+		return fmt.Errorf("creating DeviceClass %s: %w", d.DeviceClass, err)
+	}
+	return nil
+}
+
+// claimTemplate asks for exactly Count devices of the scenario's
+// DeviceClass.
+func claimTemplate(namespace string, d *DRASpec) *resourcev1.ResourceClaimTemplate {
+	return &resourcev1.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: draClaimName, Namespace: namespace},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
+			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+				Name: "devices",
+				Exactly: &resourcev1.ExactDeviceRequest{
+					DeviceClassName: d.DeviceClass,
+					AllocationMode:  resourcev1.DeviceAllocationModeExactCount,
+					Count:           d.Count,
+				},
+			}}},
+		}},
+	}
+}
+
+// claimDevices gives the workload's pod template a claim from the level's
+// ResourceClaimTemplate, consumed by its container, as Kueue's job
+// integrations copy it from a Job's pod template.
+func claimDevices(wl *kueue.Workload) {
+	for i := range wl.Spec.PodSets {
+		spec := &wl.Spec.PodSets[i].Template.Spec
+		spec.ResourceClaims = append(spec.ResourceClaims, corev1.PodResourceClaim{Name: draClaimName, ResourceClaimTemplateName: new(draClaimName)})
+		for j := range spec.Containers {
+			spec.Containers[j].Resources.Claims = append(spec.Containers[j].Resources.Claims, corev1.ResourceClaim{Name: draClaimName})
+		}
+	}
+}
+
+// checkDRAUsage reports an admitted workload whose quota usage does not
+// hold the claimed devices as the mapped resource: the run would not be
+// measuring what the scenario says.
+func checkDRAUsage(wl *kueue.Workload, d *DRASpec) error {
+	if d == nil || wl.Status.Admission == nil {
+		return nil
+	}
+	var held int64
+	for _, psa := range wl.Status.Admission.PodSetAssignments {
+		q := psa.ResourceUsage[corev1.ResourceName(d.Resource)]
+		held += q.Value()
+	}
+	if held != d.Count {
+		return fmt.Errorf("workload %s was admitted holding %d %s, not the %d devices it claims through DRA", wl.Name, held, d.Resource, d.Count)
+	}
+	return nil
 }
 
 func (h *Harness) watchClient() (client.WithWatch, error) {

@@ -6,10 +6,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 )
 
 // Scenario is one evaluation experiment, read from a YAML file (see
@@ -22,6 +27,10 @@ type Scenario struct {
 	Quota map[string]string `json:"quota"`
 	// Demand is each workload's request (one pod).
 	Demand map[string]string `json:"demand"`
+	// DRA, when set, makes every workload (the unfeasible ones too) also
+	// claim devices through Kubernetes Dynamic Resource Allocation, which
+	// Kueue's DRA integration counts against the quota.
+	DRA *DRASpec `json:"dra,omitempty"`
 	// UnfeasibleFraction of the workloads request UnfeasibleDemand instead,
 	// which exceeds the quota (paper §5, partition non-vacuity).
 	UnfeasibleFraction float64           `json:"unfeasibleFraction,omitempty"`
@@ -37,6 +46,26 @@ type Scenario struct {
 	Service     ServiceSpec  `json:"service"`
 	Arrivals    ArrivalsSpec `json:"arrivals"`
 	Seed        uint64       `json:"seed"`
+}
+
+// DRASpec requests devices through Dynamic Resource Allocation, as the
+// paper's Table 4 requests its GPUs: the harness creates the DeviceClass,
+// a ResourceClaimTemplate in each level's namespace asking for Count
+// devices of that class, and gives every workload's pod template a claim
+// from it (as Kueue's job integrations copy a Job's pod template). Kueue's
+// Configuration maps the DeviceClass to the logical resource Resource
+// (resources.deviceClassMappings), so a workload holds Count of Resource
+// in the quota, which names Resource. No DRA driver allocates devices: the
+// harness runs no pods, and the quota is what admission is about.
+type DRASpec struct {
+	// DeviceClass is the DeviceClass the claims request, e.g.
+	// gpu.example.com.
+	DeviceClass string `json:"deviceClass"`
+	// Resource is the logical resource Kueue counts the devices as, e.g.
+	// example.com/gpu; the quota must give it.
+	Resource string `json:"resource"`
+	// Count is how many devices each workload's pod claims (≥ 1).
+	Count int64 `json:"count"`
 }
 
 // ServiceSpec is the service-time law.
@@ -125,6 +154,9 @@ func (s *Scenario) Validate() error {
 			}
 		}
 	}
+	if err := s.validateDRA(); err != nil {
+		return err
+	}
 	switch s.Service.Distribution {
 	case "", "exponential", "deterministic":
 	case "erlang":
@@ -153,6 +185,56 @@ func (s *Scenario) Validate() error {
 		return fmt.Errorf("unknown queueing strategy %q", s.QueueingStrategy)
 	}
 	return nil
+}
+
+// validateDRA checks the dra section against what Kueue accepts: a
+// DeviceClass name (a DNS subdomain), a logical resource name as Kueue's
+// Configuration validation requires it (a qualified name), and a quota on
+// it; and that no container request names the resource as well, since Kueue
+// would add the two.
+func (s *Scenario) validateDRA() error {
+	d := s.DRA
+	if d == nil {
+		return nil
+	}
+	switch {
+	case d.DeviceClass == "":
+		return errors.New("dra.deviceClass is required")
+	case d.Resource == "":
+		return errors.New("dra.resource is required: the logical resource Kueue counts the devices as, e.g. example.com/gpu")
+	case d.Count < 1:
+		return fmt.Errorf("dra.count must be at least 1, got %d", d.Count)
+	}
+	if errs := validation.IsDNS1123Subdomain(d.DeviceClass); len(errs) > 0 {
+		return fmt.Errorf("dra.deviceClass %q is not a valid DeviceClass name: %s", d.DeviceClass, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsQualifiedName(d.Resource); len(errs) > 0 {
+		return fmt.Errorf("dra.resource %q is not a valid resource name: %s", d.Resource, strings.Join(errs, "; "))
+	}
+	if _, ok := s.Quota[d.Resource]; !ok {
+		return fmt.Errorf("dra.resource %s has no quota: give it in quota, which is where Kueue counts the devices", d.Resource)
+	}
+	for _, f := range []struct {
+		name   string
+		demand map[string]string
+	}{{"demand", s.Demand}, {"unfeasibleDemand", s.UnfeasibleDemand}} {
+		if _, ok := f.demand[d.Resource]; ok {
+			return fmt.Errorf("%s must not request %s: the dra section requests it through a ResourceClaimTemplate, and Kueue would count both", f.name, d.Resource)
+		}
+	}
+	return nil
+}
+
+// deviceClassMappings is the Kueue Configuration the scenario needs: the
+// DeviceClass mapped to the logical resource; nil without DRA.
+func (s *Scenario) deviceClassMappings() []configapi.DeviceClassMapping {
+	if s.DRA == nil {
+		return nil
+	}
+	return []configapi.DeviceClassMapping{{
+		Name:             corev1.ResourceName(s.DRA.Resource),
+		DeviceClassNames: []corev1.ResourceName{corev1.ResourceName(s.DRA.DeviceClass)},
+	}}
 }
 
 // serviceSCV is C_S² of the configured law (before truncation).

@@ -1,0 +1,175 @@
+package eval
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+// draScenario is a valid scenario requesting one GPU through DRA.
+func draScenario() *Scenario {
+	return &Scenario{
+		Name:         "dra",
+		Quota:        map[string]string{"cpu": "8", "memory": "8Gi", "example.com/gpu": "4"},
+		Demand:       map[string]string{"cpu": "500m", "memory": "256Mi"},
+		DRA:          &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1},
+		Levels:       []float64{0.5},
+		JobsPerLevel: 2,
+		MeanService:  Duration{time.Second},
+	}
+}
+
+func TestValidateDRA(t *testing.T) {
+	cases := map[string]struct {
+		change  func(*Scenario)
+		wantErr string
+	}{
+		"valid":  {change: func(*Scenario) {}},
+		"no dra": {change: func(s *Scenario) { s.DRA = nil }},
+		"bare resource name": {change: func(s *Scenario) {
+			s.DRA.Resource = "gpu"
+			s.Quota["gpu"] = "4"
+		}},
+		"no device class":  {change: func(s *Scenario) { s.DRA.DeviceClass = "" }, wantErr: "dra.deviceClass is required"},
+		"no resource":      {change: func(s *Scenario) { s.DRA.Resource = "" }, wantErr: "dra.resource is required"},
+		"zero count":       {change: func(s *Scenario) { s.DRA.Count = 0 }, wantErr: "dra.count must be at least 1, got 0"},
+		"negative count":   {change: func(s *Scenario) { s.DRA.Count = -2 }, wantErr: "dra.count must be at least 1, got -2"},
+		"bad device class": {change: func(s *Scenario) { s.DRA.DeviceClass = "GPU_Class" }, wantErr: `dra.deviceClass "GPU_Class" is not a valid DeviceClass name`},
+		"bad resource": {
+			change:  func(s *Scenario) { s.DRA.Resource = "example.com/gpu/a100" },
+			wantErr: `dra.resource "example.com/gpu/a100" is not a valid resource name`,
+		},
+		"resource without quota": {
+			change:  func(s *Scenario) { delete(s.Quota, "example.com/gpu") },
+			wantErr: "dra.resource example.com/gpu has no quota",
+		},
+		"resource also in demand": {
+			change:  func(s *Scenario) { s.Demand["example.com/gpu"] = "1" },
+			wantErr: "demand must not request example.com/gpu",
+		},
+		"resource also in unfeasible demand": {
+			change: func(s *Scenario) {
+				s.UnfeasibleFraction = 0.1
+				s.UnfeasibleDemand = map[string]string{"cpu": "20", "example.com/gpu": "1"}
+			},
+			wantErr: "unfeasibleDemand must not request example.com/gpu",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := draScenario()
+			tc.change(s)
+			err := s.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("Validate = %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestDeviceClassMappings(t *testing.T) {
+	if got := (&Scenario{}).deviceClassMappings(); got != nil {
+		t.Errorf("without dra: %v, want none", got)
+	}
+	got := draScenario().deviceClassMappings()
+	if len(got) != 1 || got[0].Name != "example.com/gpu" || len(got[0].DeviceClassNames) != 1 || got[0].DeviceClassNames[0] != "gpu.example.com" {
+		t.Errorf("mappings = %+v, want example.com/gpu ← gpu.example.com", got)
+	}
+}
+
+// TestScenarioFiles loads every scenario of test/eval and checks the k_eff
+// the harness derives: the paper's Tables 2-4, Table 4 with its GPU claimed
+// through DRA.
+func TestScenarioFiles(t *testing.T) {
+	cases := map[string]struct {
+		wantKEff       int
+		wantBottleneck string
+		wantDRA        bool
+	}{
+		"smoke.yaml":     {wantKEff: 4, wantBottleneck: "cpu"},
+		"partition.yaml": {wantKEff: 4, wantBottleneck: "cpu"},
+		"table2.yaml":    {wantKEff: 4, wantBottleneck: "cpu"},
+		"table3.yaml":    {wantKEff: 4, wantBottleneck: "memory"},
+		"table4.yaml":    {wantKEff: 4, wantBottleneck: "example.com/gpu", wantDRA: true},
+	}
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "test", "eval", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(cases) {
+		t.Errorf("test/eval has %d scenarios, the test knows %d", len(files), len(cases))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			tc, ok := cases[filepath.Base(f)]
+			if !ok {
+				t.Fatal("a scenario this test does not know: add it")
+			}
+			sc, err := LoadScenario(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (sc.DRA != nil) != tc.wantDRA {
+				t.Errorf("dra = %+v, want set: %t", sc.DRA, tc.wantDRA)
+			}
+			model, err := sc.capacityModel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := capacity.KEff(model.cq, model.demand, capacity.BasisNominal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k.Servers != tc.wantKEff || k.Resource != tc.wantBottleneck {
+				t.Errorf("k_eff = %d (%s), want %d (%s)", k.Servers, k.Resource, tc.wantKEff, tc.wantBottleneck)
+			}
+		})
+	}
+}
+
+func TestCheckDRAUsage(t *testing.T) {
+	d := &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1}
+	admitted := func(gpus string) *kueue.Workload {
+		psa := utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).Assignment(corev1.ResourceCPU, "default", "500m")
+		if gpus != "" {
+			psa = psa.Assignment("example.com/gpu", "default", gpus)
+		}
+		return utiltestingapi.MakeWorkload("w", "ns").Admission(utiltestingapi.MakeAdmission("cq").PodSets(psa.Obj()).Obj()).Obj()
+	}
+	cases := map[string]struct {
+		wl      *kueue.Workload
+		d       *DRASpec
+		wantErr string
+	}{
+		"holds the device":   {wl: admitted("1"), d: d},
+		"no dra":             {wl: admitted(""), d: nil},
+		"not admitted":       {wl: utiltestingapi.MakeWorkload("w", "ns").Obj(), d: d},
+		"device not counted": {wl: admitted(""), d: d, wantErr: "workload w was admitted holding 0 example.com/gpu, not the 1 devices it claims through DRA"},
+		"two devices held":   {wl: admitted("2"), d: d, wantErr: "workload w was admitted holding 2 example.com/gpu, not the 1 devices it claims through DRA"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := errString(checkDRAUsage(tc.wl, tc.d)); got != tc.wantErr {
+				t.Errorf("checkDRAUsage = %q, want %q", got, tc.wantErr)
+			}
+		})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
