@@ -48,11 +48,16 @@ verify-patches: ## Fresh tree: apply and build each patch, fail on drift from a 
 envtest: ## Build kube-apiserver and etcd from Go modules into bin/k8s/ (once).
 	hack/envtest.sh
 
+.PHONY: kubectl
+kubectl: ## Build kubectl v1.36.0 from Go modules into bin/k8s/ (once; for trying the README's commands).
+	hack/envtest.sh kubectl
+
 .PHONY: build
-build: $(WORKSPACE) ## Build bin/kueue (the patched manager) and bin/kueue-waittime.
+build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patched) and bin/kueue-waittime.
 	$(GO_PATCHED) build -o bin/kueue sigs.k8s.io/kueue/cmd/kueue
+	$(GO_PATCHED) build -o bin/kueuectl sigs.k8s.io/kueue/cmd/kueuectl
 	$(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
-	@echo "built bin/kueue and bin/kueue-waittime"
+	@echo "built bin/kueue, bin/kueuectl and bin/kueue-waittime"
 
 include hack/codegen.mk
 # Deployment (config/, manifests, image) and benchmark targets.
@@ -62,7 +67,7 @@ include hack/codegen.mk
 ##@ Tests
 
 .PHONY: test
-test: test-unit build verify-patches verify-codegen test-upstream test-integration ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration.
+test: test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration, deployment.
 
 .PHONY: test-unit
 test-unit: ## Library unit tests against the unpatched v0.19.2 module.

@@ -12,7 +12,14 @@ source "$(dirname "$0")/lib.sh"
 K8S_VERSION=${K8S_VERSION:-1.36.0}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.8}
 dest="${ROOT}/bin/k8s/${K8S_VERSION}"
-if [[ -x "${dest}/kube-apiserver" && -x "${dest}/etcd" ]]; then
+# "hack/envtest.sh kubectl" builds kubectl from the same modules instead
+# (not needed by the tests; handy for trying the README against the demo).
+what=${1:-envtest}
+if [[ "${what}" == kubectl && -x "${dest}/kubectl" ]]; then
+  echo "envtest: ${dest} already has kubectl"
+  exit 0
+fi
+if [[ "${what}" != kubectl && -x "${dest}/kube-apiserver" && -x "${dest}/etcd" ]]; then
   echo "envtest: ${dest} already has kube-apiserver and etcd"
   exit 0
 fi
@@ -50,6 +57,9 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 )
 GO
+if [[ "${what}" == kubectl ]]; then
+  sed -i 's#^	_ "k8s.io/kubernetes/cmd/kube-apiserver"#&\n\t_ "k8s.io/kubernetes/cmd/kubectl"#' tools.go
+fi
 
 progress() {
   local what=$1 pid=$2 start=$SECONDS
@@ -63,11 +73,19 @@ progress() {
 echo "envtest: resolving modules for kube-apiserver v${K8S_VERSION} (staging ${staging_version}) and etcd ${ETCD_VERSION}"
 go get "k8s.io/kubernetes@v${K8S_VERSION}" >/dev/null 2>&1 || go get "k8s.io/kubernetes@v${K8S_VERSION}"
 go mod tidy -e >/dev/null 2>&1 || true
-echo "envtest: building kube-apiserver (about 4 minutes on 2 cores)"
 # Stamp the version the way upstream's release build does, so /version and
 # clients see v${K8S_VERSION} rather than v0.0.0-master.
 ldflags="-X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=${K8S_VERSION%%.*}"
 ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "${K8S_VERSION}" | cut -d. -f2) -X k8s.io/component-base/version.gitTreeState=clean"
+if [[ "${what}" == kubectl ]]; then
+  echo "envtest: building kubectl (about 3 minutes on 2 cores)"
+  go build -ldflags "${ldflags}" -o "${dest}/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl &
+  progress kubectl $!
+  mv "${dest}/kubectl.tmp" "${dest}/kubectl"
+  "${dest}/kubectl" version --client
+  exit 0
+fi
+echo "envtest: building kube-apiserver (about 4 minutes on 2 cores)"
 go build -ldflags "${ldflags}" -o "${dest}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver &
 progress kube-apiserver $!
 mv "${dest}/kube-apiserver.tmp" "${dest}/kube-apiserver"
