@@ -170,6 +170,8 @@ func NewDemoCommand() *cobra.Command {
 	var utilization float64
 	var meanService time.Duration
 	var seed uint64
+	var kubeconfigOut string
+	var hold bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Stream workloads through a local Kueue and watch their wait-time estimates live",
@@ -219,7 +221,15 @@ waits. Ctrl-C stops everything cleanly.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "stopping Kueue and the control plane…")
 				_ = cp.Stop()
 			}()
-			h := &Harness{CP: cp, PollInterval: 500 * time.Millisecond, Live: cmd.OutOrStdout()}
+			if kubeconfigOut != "" {
+				if err := writeKubeconfig(cp.Kubeconfig, kubeconfigOut); err != nil {
+					return err
+				}
+				defer os.Remove(kubeconfigOut)
+			}
+			tryIt := demoCommands(kubeconfigOut)
+			fmt.Fprint(cmd.ErrOrStderr(), tryIt)
+			h := &Harness{CP: cp, PollInterval: 500 * time.Millisecond, Live: cmd.OutOrStdout(), Namespace: demoNamespace}
 			report, err := h.Run(ctx, sc)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -228,12 +238,51 @@ waits. Ctrl-C stops everything cleanly.`,
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout())
-			return report.WriteSummary(cmd.OutOrStdout())
+			if err := report.WriteSummary(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			if hold {
+				fmt.Fprint(cmd.ErrOrStderr(), "\nThe control plane keeps running until Ctrl-C.\n"+tryIt)
+				<-ctx.Done()
+			}
+			return nil
 		},
 	}
+	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "_output/demo/kubeconfig",
+		"where to write an administrator's kubeconfig of the demo control plane while it runs (empty: nowhere)")
+	cmd.Flags().BoolVar(&hold, "hold", false, "keep the control plane running after the summary, until Ctrl-C")
 	cmd.Flags().IntVar(&workloads, "workloads", 40, "how many workloads to submit")
 	cmd.Flags().Float64Var(&utilization, "utilization", 0.85, "target utilization ρ of the ClusterQueue")
 	cmd.Flags().DurationVar(&meanService, "mean-service", 3*time.Second, "mean service time of the workloads")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed of arrivals and service times")
 	return cmd
+}
+
+// demoNamespace holds the demo's LocalQueue "eval" (its ClusterQueue is
+// "demo-0"), so the README's commands can name them.
+const demoNamespace = "demo"
+
+// demoCommands tells how to query the running demo as a user would.
+func demoCommands(kubeconfig string) string {
+	if kubeconfig == "" {
+		return ""
+	}
+	return fmt.Sprintf(`While the demo runs, query it as a user would (in another terminal):
+  KUBECONFIG=%[1]s bin/kueuectl list workload -n %[2]s
+  KUBECONFIG=%[1]s bin/k8s/1.36.0/kubectl get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/%[2]s/localqueues/eval/pendingworkloads
+  (make kubectl builds bin/k8s/1.36.0/kubectl)
+`, kubeconfig, demoNamespace)
+}
+
+// writeKubeconfig copies the control plane's administrator kubeconfig to dst
+// (creating its directory), readable only by the user.
+func writeKubeconfig(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o600)
 }

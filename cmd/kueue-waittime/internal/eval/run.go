@@ -40,6 +40,10 @@ type Harness struct {
 	// Live, when set, receives a redrawn table of the pending workloads
 	// (position, admissibility, ETA) at every poll, for a terminal.
 	Live io.Writer
+	// Namespace, when set, names the namespace of the first level (later
+	// levels get "-<index>" appended); by default each level gets a
+	// generated name.
+	Namespace string
 }
 
 // workloadRun is what the harness observed of one workload.
@@ -154,6 +158,12 @@ func (sc *Scenario) capacityModel() (scenarioModel, error) {
 func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level float64, keff int, rng *rand.Rand) ([]*workloadRun, []int, error) {
 	cl := h.CP.Client
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: fmt.Sprintf("eval-%s-", sanitize(sc.Name))}}
+	if h.Namespace != "" {
+		ns.GenerateName, ns.Name = "", h.Namespace
+		if index > 0 {
+			ns.Name = fmt.Sprintf("%s-%d", h.Namespace, index)
+		}
+	}
 	if err := cl.Create(ctx, ns); err != nil {
 		return nil, nil, err
 	}
