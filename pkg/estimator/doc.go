@@ -10,7 +10,7 @@
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],
-// [Estimator.ObserveAdmission] and [Estimator.ObservePreemptions]; these are
+// and [Estimator.ObserveAdmission]; these are
 // cheap and never block on a forecast. Workload lifecycle (arrivals,
 // finishes, evictions) comes from the manager's shared informer through
 // [Estimator.WorkloadEventHandler]; objects already cached at start-up warm

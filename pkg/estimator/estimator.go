@@ -47,8 +47,12 @@ type Estimator struct {
 	rng        *rand.Rand
 	perQueue   map[kueue.ClusterQueueReference]*queueStats
 	strategies map[kueue.ClusterQueueReference]kueue.QueueingStrategy
-	cycles     *stats.EventRate
-	warmed     bool
+	// cycleBusy is an EMA of how long the scheduler was busy between the
+	// start of one cycle and the moment the next began waiting for heads;
+	// lastCycleStart is when the last cycle obtained its heads.
+	cycleBusy      *stats.EMA
+	lastCycleStart time.Time
+	warmed         bool
 	// arrivedAt and admittedAt are when this estimator saw a workload
 	// arrive and get its quota reservation. API timestamps have one-second
 	// resolution; these have the clock's, which matters for short waits
@@ -87,7 +91,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	cycles, err := stats.NewEventRate(o.clock, stats.DecayOptions{HalfLife: time.Minute, MinSamples: 2})
+	cycleBusy, err := stats.NewEMA(cycleBusyAlpha)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
@@ -99,7 +103,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		rng:        o.rng,
 		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
 		strategies: make(map[kueue.ClusterQueueReference]kueue.QueueingStrategy),
-		cycles:     cycles,
+		cycleBusy:  cycleBusy,
 		arrivedAt:  make(map[workload.Reference]time.Time),
 		admittedAt: make(map[workload.Reference]time.Time),
 	}
@@ -179,17 +183,31 @@ func (e *Estimator) InadmissibleMessage(msg string, info *workload.Info, cqs *sc
 	return msg + ". Wait time estimation: " + suffix
 }
 
-// ObserveCycle records that a scheduling cycle started at now. The mean
-// interval between cycles caps how fast one ClusterQueue can admit (one
-// head per ClusterQueue per cycle).
-func (e *Estimator) ObserveCycle(now time.Time) {
+// cycleBusyAlpha smooths the scheduler's busy time per cycle: about the
+// last ten cycles count.
+const cycleBusyAlpha = 0.1
+
+// ObserveCycle records a scheduling cycle that began waiting for heads at
+// waitStart and obtained them at start. Kueue pops at most one head per
+// ClusterQueue per cycle, so two admissions into one ClusterQueue are at
+// least a busy cycle apart: the time from the previous cycle's start to
+// waitStart, which is the previous cycle's work plus the loop's backoff
+// (at most milliseconds), and not the time spent blocked waiting for heads.
+// That spacing, smoothed, caps the forecast's admission rate. Out-of-order
+// or zero times are ignored.
+func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 	if e == nil {
 		return
 	}
 	defer e.recoverPanic("ObserveCycle")
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.cycles.ObserveAt(now)
+	if !e.lastCycleStart.IsZero() && !waitStart.Before(e.lastCycleStart) {
+		e.cycleBusy.Observe(waitStart.Sub(e.lastCycleStart).Seconds())
+	}
+	if start.After(e.lastCycleStart) {
+		e.lastCycleStart = start
+	}
 }
 
 // ObserveAdmission records that the scheduler reserved quota for wl (the
@@ -328,7 +346,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	s.pending = len(pending)
 	view := s.view()
 	strategy := e.strategies[cqs.Name]
-	cyclePeriod, _ := e.cycles.MeanInterval()
+	cyclePeriod, _ := e.cycleBusy.Value()
 	rng := rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
 	e.mu.Unlock()
 

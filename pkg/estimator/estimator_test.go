@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
@@ -539,5 +540,56 @@ func TestNewResultsServesWhatItHolds(t *testing.T) {
 	}
 	if !r.At().Equal(t0) {
 		t.Errorf("At = %v", r.At())
+	}
+}
+
+func TestObserveCycleMeasuresBusyTimeNotIdleTime(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	type cycle struct{ waitStart, start time.Time }
+	cases := map[string]struct {
+		cycles []cycle
+		want   float64 // seconds; <0: no measurement
+	}{
+		"first cycle has no predecessor": {
+			cycles: []cycle{{at(0), at(5)}},
+			want:   -1,
+		},
+		// Each cycle worked 4ms, then the scheduler blocked 2s for heads:
+		// the busy time is 4ms, the interval between starts 2.004s.
+		"idle blocking is not busy time": {
+			cycles: []cycle{{at(0), at(0)}, {at(4), at(2004)}, {at(2008), at(4008)}},
+			want:   0.004,
+		},
+		"back-to-back cycles": {
+			cycles: []cycle{{at(0), at(0)}, {at(10), at(10)}},
+			want:   0.010,
+		},
+		"out of order times are ignored": {
+			cycles: []cycle{{at(100), at(100)}, {at(50), at(60)}},
+			want:   -1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env := newTestEnv(t, envObjects{})
+			e, err := New(env.cache, env.queues)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tc.cycles {
+				e.ObserveCycle(c.waitStart, c.start)
+			}
+			got, ok := e.cycleBusy.Value()
+			if tc.want < 0 {
+				if ok {
+					t.Errorf("busy time = %v, want none", got)
+				}
+				return
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); !ok || diff != "" {
+				t.Errorf("busy time (-want,+got), measured %v:\n%s", ok, diff)
+			}
+		})
 	}
 }
