@@ -274,19 +274,37 @@ func (e *Estimator) Start(ctx context.Context) error {
 		e.warmed = true
 		e.mu.Unlock()
 	}
-	ticker := time.NewTicker(e.opts.refreshPeriod)
-	defer ticker.Stop()
+	timer := time.NewTimer(e.opts.refreshPeriod)
+	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-ticker.C:
-			now := e.opts.clock.Now()
-			if e.dirty.Load() || now.Sub(e.Results().At()) >= e.opts.maxStaleness {
-				e.Refresh(ctx)
-			}
+		case <-timer.C:
 		}
+		delay := e.opts.refreshPeriod
+		now := e.opts.clock.Now()
+		if e.dirty.Load() || now.Sub(e.Results().At()) >= e.opts.maxStaleness {
+			e.Refresh(ctx)
+			delay = refreshDelay(e.opts.refreshPeriod, e.opts.clock.Since(now))
+		}
+		timer.Reset(delay)
 	}
+}
+
+// maxRefreshShare is the largest share of one CPU the refresh loop takes:
+// after a refresh that took d, the next one waits at least d/maxRefreshShare.
+const maxRefreshShare = 0.2
+
+// refreshDelay is the wait before the next refresh: the configured period,
+// stretched when the last refresh took longer than maxRefreshShare of it
+// (a ClusterQueue with 100,000 pending workloads takes about a second), so
+// that the estimator never competes with the scheduler for a whole CPU.
+func refreshDelay(period, lastRefresh time.Duration) time.Duration {
+	if lastRefresh <= 0 {
+		return period
+	}
+	return max(period, time.Duration(float64(lastRefresh)/maxRefreshShare))
 }
 
 // NeedLeaderElection tells controller-runtime to run the refresh loop on

@@ -593,3 +593,22 @@ func TestObserveCycleMeasuresBusyTimeNotIdleTime(t *testing.T) {
 		})
 	}
 }
+
+func TestRefreshDelayBoundsTheCPUShare(t *testing.T) {
+	cases := map[string]struct {
+		period, last, want time.Duration
+	}{
+		"fast refresh keeps the period":   {time.Second, 50 * time.Millisecond, time.Second},
+		"exactly a fifth keeps it":        {time.Second, 200 * time.Millisecond, time.Second},
+		"slow refresh stretches the wait": {time.Second, 1200 * time.Millisecond, 6 * time.Second},
+		"no measurement":                  {time.Second, 0, time.Second},
+		"clock went backwards":            {time.Second, -time.Second, time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := refreshDelay(tc.period, tc.last); got != tc.want {
+				t.Errorf("refreshDelay(%v, %v) = %v, want %v", tc.period, tc.last, got, tc.want)
+			}
+		})
+	}
+}

@@ -81,7 +81,9 @@ func WithLogger(l logr.Logger) Option { return func(o *options) { o.log = l } }
 func WithMetricsReporter(r MetricsReporter) Option { return func(o *options) { o.reporter = r } }
 
 // WithRefreshPeriod sets how often the background loop may recompute the
-// forecasts when something changed (default 1s, must be > 0).
+// forecasts when something changed (default 1s, must be > 0). The loop
+// stretches it when a refresh takes more than a fifth of it, so that it
+// never uses more than a fifth of a CPU.
 func WithRefreshPeriod(d time.Duration) Option { return func(o *options) { o.refreshPeriod = d } }
 
 // WithMaxStaleness sets how old published results may get when nothing
