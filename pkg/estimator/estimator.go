@@ -326,7 +326,7 @@ func (e *Estimator) Refresh(ctx context.Context) {
 	prev := e.Results()
 	next := &Results{
 		at:        start,
-		workloads: make(map[workload.Reference]WorkloadEstimate),
+		workloads: make(map[workload.Reference]storedEstimate),
 		queues:    make(map[kueue.ClusterQueueReference]QueueModel),
 	}
 	for _, cqs := range snap.ClusterQueues() {
@@ -446,6 +446,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			estimates = nil
 		}
 	}
+	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	for i, info := range pending {
 		key := workload.Key(info.Obj)
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
@@ -460,7 +461,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			est.EstimatedAdmission = now.Add(est.ExpectedWait)
 			est.BeyondHorizon = f.Clamped
 		}
-		out.workloads[key] = est
+		out.workloads[key] = store(est, stamp)
 	}
 }
 

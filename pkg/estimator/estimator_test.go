@@ -529,11 +529,26 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 }
 
 func TestNewResultsServesWhatItHolds(t *testing.T) {
-	est := WorkloadEstimate{ClusterQueue: "cq", Admissibility: Quotable, Method: MethodForecast, HasWait: true, ExpectedWait: time.Second}
+	est := WorkloadEstimate{
+		ClusterQueue: "cq", Admissibility: Quotable, Method: MethodForecast, HasWait: true,
+		ExpectedWait: time.Second, P50: 800 * time.Millisecond, P90: 3 * time.Second,
+		EstimatedAt: t0, EstimatedAdmission: t0.Add(time.Second), BeyondHorizon: true,
+	}
+	unfeasible := WorkloadEstimate{
+		ClusterQueue: "cq", Admissibility: Unfeasible, Method: MethodNone, EstimatedAt: t0,
+		Reason: "flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)",
+	}
+	other := WorkloadEstimate{ClusterQueue: "cq2", Admissibility: Quotable, Method: MethodNone, EstimatedAt: t0.Add(time.Minute)}
 	model := QueueModel{ClusterQueue: "cq", EffectiveServers: 4}
-	r := NewResults(t0, map[workload.Reference]WorkloadEstimate{"ns/w": est}, map[kueue.ClusterQueueReference]QueueModel{"cq": model})
-	if got, ok := r.Workload("ns/w"); !ok || got != est {
-		t.Errorf("Workload = %+v, %v", got, ok)
+	r := NewResults(t0, map[workload.Reference]WorkloadEstimate{"ns/w": est, "ns/u": unfeasible, "ns/o": other},
+		map[kueue.ClusterQueueReference]QueueModel{"cq": model})
+	for key, want := range map[workload.Reference]WorkloadEstimate{"ns/w": est, "ns/u": unfeasible, "ns/o": other} {
+		if got, ok := r.Workload(key); !ok || got != want {
+			t.Errorf("Workload(%s) = %+v, %v; want %+v", key, got, ok, want)
+		}
+	}
+	if _, ok := r.Workload("ns/absent"); ok {
+		t.Errorf("Workload of an unknown workload was found")
 	}
 	if got, ok := r.Queue("cq"); !ok || got != model {
 		t.Errorf("Queue = %+v, %v", got, ok)
