@@ -115,8 +115,8 @@ type Results struct {
 // storedEstimate is how Results keeps a WorkloadEstimate, since there is one
 // per pending workload: what every workload of a ClusterQueue shares (its
 // name and the time of the rolled-forward state) is kept once in a stamp,
-// and the admission time is derived. It takes 72
-// bytes where a WorkloadEstimate takes 152.
+// and the admission time is derived. It takes 72 bytes where a
+// WorkloadEstimate takes 152.
 type storedEstimate struct {
 	stamp                  *estimateStamp
 	reason                 string
