@@ -58,13 +58,23 @@ type Estimator struct {
 	// resolution; these have the clock's, which matters for short waits
 	// and service times. Entries are removed at admission, finish and
 	// deletion, so they are bounded by the pending and running workloads.
-	arrivedAt  map[workload.Reference]time.Time
-	admittedAt map[workload.Reference]time.Time
+	arrivedAt  map[workload.Reference]eventTime
+	admittedAt map[workload.Reference]eventTime
 
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
 	panics  atomic.Int64
 }
+
+// eventTime is a time this estimator saw something happen, in Unix
+// nanoseconds: a third of a time.Time, kept per pending and running
+// workload. It drops the monotonic reading; the times it orders come from
+// the same clock and are compared with wall times from the API anyway.
+type eventTime int64
+
+func eventTimeOf(t time.Time) eventTime { return eventTime(t.UnixNano()) }
+
+func (t eventTime) time() time.Time { return time.Unix(0, int64(t)).UTC() }
 
 // New returns an Estimator reading Kueue's scheduler cache and queue
 // manager, or an error for an invalid option.
@@ -104,8 +114,8 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
 		strategies: make(map[kueue.ClusterQueueReference]kueue.QueueingStrategy),
 		cycleBusy:  cycleBusy,
-		arrivedAt:  make(map[workload.Reference]time.Time),
-		admittedAt: make(map[workload.Reference]time.Time),
+		arrivedAt:  make(map[workload.Reference]eventTime),
+		admittedAt: make(map[workload.Reference]eventTime),
 	}
 	e.dirty.Store(true)
 	return e, nil
@@ -225,11 +235,11 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 
 	e.mu.Lock()
 	since := queuedSince(wl)
-	if at, ok := e.arrivedAt[key]; ok && at.After(since) {
-		since = at
+	if at, ok := e.arrivedAt[key]; ok && at.time().After(since) {
+		since = at.time()
 	}
 	delete(e.arrivedAt, key)
-	e.admittedAt[key] = now
+	e.admittedAt[key] = eventTimeOf(now)
 	actual := max(now.Sub(since), 0)
 	s := e.statsFor(cq)
 	s.waits.Observe(actual.Seconds())
@@ -324,11 +334,9 @@ func (e *Estimator) Refresh(ctx context.Context) {
 		return
 	}
 	prev := e.Results()
-	next := &Results{
-		at:        start,
-		workloads: make(map[workload.Reference]storedEstimate),
-		queues:    make(map[kueue.ClusterQueueReference]QueueModel),
-	}
+	// Sized for as many as last time: the pending set changes little
+	// between refreshes.
+	next := newResults(start, prev.pendingCount())
 	for _, cqs := range snap.ClusterQueues() {
 		e.refreshQueue(start, cqs, next)
 	}
@@ -344,7 +352,7 @@ func (e *Estimator) Refresh(ctx context.Context) {
 		}
 	}
 	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.queues),
-		"pendingWorkloads", len(next.workloads), "duration", e.opts.clock.Since(start))
+		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start))
 }
 
 // refreshQueue computes one ClusterQueue's model and forecasts into out.
@@ -357,7 +365,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	admitted := make(map[workload.Reference]time.Time, len(cqs.Workloads))
 	for key := range cqs.Workloads {
 		if at, ok := e.admittedAt[key]; ok {
-			admitted[key] = at
+			admitted[key] = at.time()
 		}
 	}
 	s := e.statsFor(cqs.Name)
@@ -461,7 +469,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			est.EstimatedAdmission = now.Add(est.ExpectedWait)
 			est.BeyondHorizon = f.Clamped
 		}
-		out.workloads[key] = store(est, stamp)
+		out.add(key, store(est, stamp))
 	}
 }
 

@@ -550,6 +550,10 @@ func TestNewResultsServesWhatItHolds(t *testing.T) {
 	if _, ok := r.Workload("ns/absent"); ok {
 		t.Errorf("Workload of an unknown workload was found")
 	}
+	odd := NewResults(t0, map[workload.Reference]WorkloadEstimate{"ns/x": {ClusterQueue: "cq", Method: "Guess", EstimatedAt: t0}}, nil)
+	if got, _ := odd.Workload("ns/x"); got.Method != MethodNone {
+		t.Errorf("an unknown method reads back as %q, want %q", got.Method, MethodNone)
+	}
 	if got, ok := r.Queue("cq"); !ok || got != model {
 		t.Errorf("Queue = %+v, %v", got, ok)
 	}

@@ -100,7 +100,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	// The event follows the creation by milliseconds; its time is finer
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
-	e.arrivedAt[workload.Key(wl)] = now
+	e.arrivedAt[workload.Key(wl)] = eventTimeOf(now)
 	e.statsFor(cq).arrivals.ObserveAt(now)
 	e.dirty.Store(true)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", workload.Key(wl), "clusterQueue", cq)
@@ -131,10 +131,10 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	key := workload.Key(newWl)
 	if finished {
 		span, ok := serviceSpan(oldWl, newWl)
-		if at, seen := e.admittedAt[key]; seen && !now.Before(at) {
+		if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {
 			// Both ends seen here: clock resolution instead of the
 			// conditions' whole seconds.
-			span, ok = stats.Span{Start: at, End: now}, true
+			span, ok = stats.Span{Start: at.time(), End: now}, true
 		}
 		if ok {
 			s.service.ObserveAt(span.End, span.Seconds())
@@ -144,7 +144,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	delete(e.admittedAt, key)
 	if preempted {
 		// It re-enters the queue now.
-		e.arrivedAt[key] = now
+		e.arrivedAt[key] = eventTimeOf(now)
 	}
 	if preempted {
 		at := now
