@@ -1,0 +1,15 @@
+# Performance targets: the estimator's cost side by side with unpatched Kueue
+# (hack/bench.sh). The Makefile includes this file; `make test` does not run it.
+
+##@ Performance
+
+# Extra hack/bench.sh flags, e.g. BENCH_FLAGS="--quick" or "-n 10 -r 3".
+BENCH_FLAGS ?=
+
+.PHONY: bench
+bench: $(WORKSPACE) ## Benchmark pristine vs patched Kueue (gate off and on) and print the ratio table (~20 min; BENCH_FLAGS=--quick for a smoke run).
+	hack/bench.sh $(BENCH_FLAGS) $(KUEUE_DIR)
+
+.PHONY: bench-report
+bench-report: ## Print the ratio table of the last `make bench` again (_output/bench).
+	hack/bench.sh --report-only $(KUEUE_DIR)

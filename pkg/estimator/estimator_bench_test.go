@@ -1,0 +1,262 @@
+package estimator_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/features"
+	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+)
+
+// benchCluster is Kueue's real scheduler cache and queue manager holding
+// clusterQueues ClusterQueues of one cohort, each with 16 CPUs and 64Gi of
+// nominal quota, eight running workloads of 2 CPUs and 8Gi, and pending
+// workloads of 1 CPU in four memory shapes in its own LocalQueue.
+type benchCluster struct {
+	ctx     context.Context
+	client  client.Client
+	cache   *schdcache.Cache
+	queues  *qcache.Manager
+	cqs     []*kueue.ClusterQueue
+	pending []*kueue.Workload
+}
+
+const benchNamespace = "bench"
+
+func newBenchCluster(b *testing.B, clusterQueues, pendingPerQueue int) *benchCluster {
+	b.Helper()
+	ctx := ctrl.LoggerInto(b.Context(), logr.Discard())
+	log := logr.Discard()
+	// Adding a workload to a queue reports its LocalQueue's pending count, a
+	// scan of the ClusterQueue: the metric is off while the queues fill.
+	localQueueMetrics := features.Enabled(features.LocalQueueMetrics)
+	features.SetFeatureGateDuringTest(b, features.LocalQueueMetrics, false)
+	defer features.SetFeatureGateDuringTest(b, features.LocalQueueMetrics, localQueueMetrics)
+
+	c := &benchCluster{ctx: ctx, client: utiltesting.NewFakeClient(utiltesting.MakeNamespace(benchNamespace))}
+	c.cache = schdcache.New(c.client)
+	c.queues = qcache.NewManagerForUnitTests(c.client, c.cache, qcache.WithPreemptionExpectations(preemptexpectations.New()))
+	c.cache.AddOrUpdateResourceFlavor(log, utiltestingapi.MakeResourceFlavor("default").Obj())
+	created := time.Now().Add(-time.Hour)
+	for i := range clusterQueues {
+		cqName := fmt.Sprintf("cq-%d", i)
+		lqName := fmt.Sprintf("lq-%d", i)
+		cq := utiltestingapi.MakeClusterQueue(cqName).Cohort("team").ResourceGroup(
+			*utiltestingapi.MakeFlavorQuotas("default").
+				Resource(corev1.ResourceCPU, "16").
+				Resource(corev1.ResourceMemory, "64Gi").Obj()).Obj()
+		lq := utiltestingapi.MakeLocalQueue(lqName, benchNamespace).ClusterQueue(cqName).Obj()
+		c.cqs = append(c.cqs, cq)
+		if err := c.cache.AddClusterQueue(ctx, cq); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.queues.AddClusterQueue(ctx, cq); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.cache.AddLocalQueue(lq); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.queues.AddLocalQueue(ctx, lq); err != nil {
+			b.Fatal(err)
+		}
+		for j := range 8 {
+			name := fmt.Sprintf("running-%d-%d", i, j)
+			wl := utiltestingapi.MakeWorkload(name, benchNamespace).UID(types.UID(name)).Queue(kueue.LocalQueueName(lqName)).
+				Request(corev1.ResourceCPU, "2").Request(corev1.ResourceMemory, "8Gi").Creation(created).
+				ReserveQuotaAt(utiltestingapi.MakeAdmission(kueue.ClusterQueueReference(cqName)).PodSets(
+					utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+						Assignment(corev1.ResourceCPU, "default", "2").
+						Assignment(corev1.ResourceMemory, "default", "8Gi").Obj()).Obj(), created).
+				Obj()
+			if !c.cache.AddOrUpdateWorkload(log, wl) {
+				b.Fatalf("adding running workload %s", name)
+			}
+		}
+		for j := range pendingPerQueue {
+			name := fmt.Sprintf("pending-%d-%d", i, j)
+			wl := utiltestingapi.MakeWorkload(name, benchNamespace).UID(types.UID(name)).Queue(kueue.LocalQueueName(lqName)).
+				Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, fmt.Sprintf("%dGi", 1+j%4)).
+				Creation(created.Add(time.Duration(j) * time.Millisecond)).Obj()
+			if err := c.queues.AddOrUpdateWorkload(log, wl); err != nil {
+				b.Fatal(err)
+			}
+			c.pending = append(c.pending, wl)
+		}
+	}
+	return c
+}
+
+// estimator returns an estimator of the cluster set up as the manager sets
+// it up: it knows the ClusterQueues and has seen the pending workloads
+// arrive. A prior mean service time gives every Quotable workload a
+// forecast, as observed completions would.
+func (c *benchCluster) estimator(b *testing.B) *estimator.Estimator {
+	b.Helper()
+	e, err := estimator.New(c.cache, c.queues,
+		estimator.WithRand(rand.New(rand.NewPCG(1, 2))),
+		estimator.WithPriorMeanService(10*time.Minute))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := e.WarmStart(c.ctx, c.client); err != nil {
+		b.Fatal(err)
+	}
+	cqHandler := e.ClusterQueueEventHandler()
+	for _, cq := range c.cqs {
+		cqHandler.OnAdd(cq, true)
+	}
+	wlHandler := e.WorkloadEventHandler()
+	for _, wl := range c.pending {
+		wlHandler.OnAdd(wl, false)
+	}
+	return e
+}
+
+// BenchmarkRefresh10000PendingOneClusterQueue is the estimator's whole
+// forecast pass over one ClusterQueue with 10 000 pending workloads: its
+// cache snapshot, Kueue's ordered pending list (the sort the visibility API
+// also does, measured alone by BenchmarkPendingWorkloadsInfo10000), the
+// conversion, the partition, the queue model and the forecast.
+func BenchmarkRefresh10000PendingOneClusterQueue(b *testing.B) {
+	c := newBenchCluster(b, 1, 10000)
+	e := c.estimator(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Refresh(c.ctx)
+	}
+	if _, ok := e.Results().Workload(workload.Key(c.pending[len(c.pending)-1])); !ok {
+		b.Fatal("the last pending workload has no estimate")
+	}
+}
+
+// BenchmarkPendingWorkloadsInfo10000 is Kueue's own part of the refresh
+// above: the ordered list of 10 000 pending workloads.
+func BenchmarkPendingWorkloadsInfo10000(b *testing.B) {
+	c := newBenchCluster(b, 1, 10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := len(c.queues.PendingWorkloadsInfo("cq-0")); got != 10000 {
+			b.Fatalf("got %d pending workloads", got)
+		}
+	}
+}
+
+// BenchmarkInadmissibleMessage is the estimator's cost for one head the
+// scheduler leaves unadmitted: the partition of the workload against its
+// ClusterQueue's snapshot (one of ten in a cohort) and the message.
+func BenchmarkInadmissibleMessage(b *testing.B) {
+	c := newBenchCluster(b, 10, 1)
+	e := c.estimator(b)
+	snap, err := c.cache.Snapshot(c.ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cqs := snap.ClusterQueue("cq-3")
+	info := workload.NewInfo(c.pending[3])
+	b.ReportAllocs()
+	for b.Loop() {
+		if e.InadmissibleMessage("couldn't assign flavors", info, cqs) == "" {
+			b.Fatal("empty message")
+		}
+	}
+}
+
+// BenchmarkObserveCycle is the estimator's cost per scheduling cycle.
+func BenchmarkObserveCycle(b *testing.B) {
+	c := newBenchCluster(b, 1, 0)
+	e := c.estimator(b)
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Millisecond)
+		e.ObserveCycle(now.Add(-100*time.Microsecond), now)
+	}
+}
+
+// BenchmarkObserveAdmission is the estimator's cost per admission, with the
+// results of 10 000 pending workloads published (the admitted one's
+// prediction is looked up and checked).
+func BenchmarkObserveAdmission(b *testing.B) {
+	c := newBenchCluster(b, 1, 10000)
+	e := c.estimator(b)
+	e.Refresh(c.ctx)
+	admitted := c.pending[0].DeepCopy()
+	admitted.Status.Admission = utiltestingapi.MakeAdmission("cq-0").PodSets(
+		utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+			Assignment(corev1.ResourceCPU, "default", "1").Obj()).Obj()
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Millisecond)
+		e.ObserveAdmission(admitted, now)
+	}
+}
+
+// heapAfterGC is the live heap once the garbage collector has run.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// retainedByEstimator is the heap an estimator of c keeps once set up (the
+// arrivals it saw) and refreshed (the published results), in bytes.
+func retainedByEstimator(b *testing.B, c *benchCluster) (afterEvents, afterRefresh int64) {
+	before := heapAfterGC()
+	e := c.estimator(b)
+	events := heapAfterGC()
+	// Twice: the estimator refreshes every period, and the steady state is a
+	// publication that replaced an earlier one (sized after it).
+	e.Refresh(c.ctx)
+	e.Refresh(c.ctx)
+	refreshed := heapAfterGC()
+	runtime.KeepAlive(e)
+	return int64(events) - int64(before), int64(refreshed) - int64(before)
+}
+
+// BenchmarkRetainedMemoryPerPendingWorkload measures the memory the
+// estimator adds per pending workload: the live heap an estimator keeps
+// (after a GC, in the steady state of its second refresh) over one
+// ClusterQueue with 10 000 pending workloads, less
+// what it keeps over the same ClusterQueue with none, divided by 10 000.
+// The metrics are B/pending (in total), events-B/pending (the arrival
+// time the informer handler keeps per pending workload) and
+// results-B/pending (its published estimate); ns/op is the time to set up
+// and refresh an estimator of 10 000 pending workloads.
+func BenchmarkRetainedMemoryPerPendingWorkload(b *testing.B) {
+	const pending = 10000
+	empty := newBenchCluster(b, 1, 0)
+	full := newBenchCluster(b, 1, pending)
+	var events, total float64
+	n := 0
+	for b.Loop() {
+		e0, t0 := retainedByEstimator(b, empty)
+		e1, t1 := retainedByEstimator(b, full)
+		events += float64(e1-e0) / pending
+		total += float64(t1-t0) / pending
+		n++
+	}
+	b.ReportMetric(total/float64(n), "B/pending")
+	b.ReportMetric(events/float64(n), "events-B/pending")
+	b.ReportMetric((total-events)/float64(n), "results-B/pending")
+}
