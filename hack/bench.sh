@@ -326,24 +326,27 @@ verdict() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print ""; else printf "%.3f\n", a / b }'; }
 
-cycle_row() {
-  local label=$1 name=$2 unit=${3:-sec/op} goal=${4-1.02}
-  local off on p pristine r
-  IFS=$'\t' read -r off on p < <(pick "${unit}" "${name}" < "${OUT}/cycle-on-vs-off.tsv") || true
-  IFS=$'\t' read -r pristine _ _ < <(pick "${unit}" "${name}" < "${OUT}/cycle-on-vs-pristine.tsv") || true
-  r=$(ratio "${on:-}" "${off:-}")
-  row "${label}" "$(fmt "${unit}" "${pristine:-}")" "$(fmt "${unit}" "${off:-}")" "$(fmt "${unit}" "${on:-}")" \
-    "${r:+${r} on/off}" "${p:--}" "${goal:+<= ${goal}}" "$(verdict "${r}" "${goal}" "${p:-}")"
+# compare_row LABEL NAME UNIT GOAL BASE TSV OTHER_TSV: one benchmark on the
+# three sides. TSV is benchstat's "patched-on vs BASE" (BASE, on, p) and
+# OTHER_TSV holds the third side in its first (off) or second (pristine)
+# column; the judged ratio is on/BASE.
+compare_row() {
+  local label=$1 name=$2 unit=$3 goal=$4 base=$5 tsv=$6 other_tsv=$7
+  local b on p third pristine off r
+  IFS=$'\t' read -r b on p < <(pick "${unit}" "${name}" < "${OUT}/${tsv}") || true
+  if [[ "${base}" == off ]]; then
+    IFS=$'\t' read -r third _ _ < <(pick "${unit}" "${name}" < "${OUT}/${other_tsv}") || true
+    pristine=${third:-} off=${b:-}
+  else
+    IFS=$'\t' read -r _ third _ < <(pick "${unit}" "${name}" < "${OUT}/${other_tsv}") || true
+    pristine=${b:-} off=${third:-}
+  fi
+  r=$(ratio "${on:-}" "${b:-}")
+  row "${label}" "$(fmt "${unit}" "${pristine}")" "$(fmt "${unit}" "${off}")" "$(fmt "${unit}" "${on:-}")" \
+    "${r:+${r} on/${base}}" "${p:--}" "${goal:+<= ${goal}}" "$(verdict "${r}" "${goal}" "${p:-}")"
 }
-visibility_row() {
-  local label=$1 name=$2 unit=${3:-sec/op} goal=${4-1.20}
-  local pristine on p off r
-  IFS=$'\t' read -r pristine on p < <(pick "${unit}" "${name}" < "${OUT}/visibility-on-vs-pristine.tsv") || true
-  IFS=$'\t' read -r _ off _ < <(pick "${unit}" "${name}" < "${OUT}/visibility-off-vs-pristine.tsv") || true
-  r=$(ratio "${on:-}" "${pristine:-}")
-  row "${label}" "$(fmt "${unit}" "${pristine:-}")" "$(fmt "${unit}" "${off:-}")" "$(fmt "${unit}" "${on:-}")" \
-    "${r:+${r} on/pristine}" "${p:--}" "${goal:+<= ${goal}}" "$(verdict "${r}" "${goal}" "${p:-}")"
-}
+cycle_row() { compare_row "$1" "$2" "${3:-sec/op}" "${4-1.02}" off cycle-on-vs-off.tsv cycle-on-vs-pristine.tsv; }
+visibility_row() { compare_row "$1" "$2" "${3:-sec/op}" "${4-1.20}" pristine visibility-on-vs-pristine.tsv visibility-off-vs-pristine.tsv; }
 # single_row LABEL UNIT NAME GOAL [SCALE NOTE]: one-sided, absolute goal.
 single_row() {
   local label=$1 unit=$2 name=$3 goal=$4 v result="-" shown
@@ -386,7 +389,7 @@ fi
 for s in 10k-pending-1000-CQs-100-cohorts 100k-pending-1-CQ; do
   v=$(pick sec/op "WaitTimeEstimatorRefresh/${s}" < "${OUT}/estimator.tsv" | cut -f1)
   single_row "refresh (background): ${s}" sec/op "WaitTimeEstimatorRefresh/${s}" "" \
-    "$(awk -v v="${v:-0}" 'BEGIN { printf "%.0f%% of a CPU at the 1s period", v * 100 }')"
+    "$(awk -v d="${v:-0}" 'BEGIN { w = (5 * d > 1) ? 5 * d : 1; printf "%.0f%% of a CPU: one every %.1fs (d/(d+max(1s,5d)))", 100 * d / (d + w), d + w }')"
 done
 
 if [[ "${HARNESS}" == 1 ]]; then
