@@ -126,12 +126,8 @@ func newResults(at time.Time, n int) *Results {
 	}
 }
 
-// add records the estimate of a pending workload.
+// add records the estimate of a pending workload (each key once).
 func (r *Results) add(key workload.Reference, e storedEstimate) {
-	if i, ok := r.index[key]; ok {
-		r.estimates[i] = e
-		return
-	}
 	r.index[key] = int32(len(r.estimates))
 	r.estimates = append(r.estimates, e)
 }
