@@ -53,12 +53,14 @@ type Estimator struct {
 	cycleBusy      *stats.EMA
 	lastCycleStart time.Time
 	warmed         bool
-	// arrivedAt and admittedAt are when this estimator saw a workload
-	// arrive and get its quota reservation. API timestamps have one-second
-	// resolution; these have the clock's, which matters for short waits
-	// and service times. Entries are removed at admission, finish and
-	// deletion, so they are bounded by the pending and running workloads.
-	arrivedAt  map[workload.Reference]eventTime
+	// pending holds, per pending workload, when this estimator saw it
+	// arrive and its line in the prediction ledger; admittedAt is when it
+	// saw a workload get its quota reservation. API timestamps have
+	// one-second resolution; these have the clock's, which matters for
+	// short waits and service times. Entries are removed at admission,
+	// finish and deletion, so they are bounded by the pending and running
+	// workloads.
+	pending    map[workload.Reference]trackedWorkload
 	admittedAt map[workload.Reference]eventTime
 
 	results atomic.Pointer[Results]
@@ -114,7 +116,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
 		strategies: make(map[kueue.ClusterQueueReference]kueue.QueueingStrategy),
 		cycleBusy:  cycleBusy,
-		arrivedAt:  make(map[workload.Reference]eventTime),
+		pending:    make(map[workload.Reference]trackedWorkload),
 		admittedAt: make(map[workload.Reference]eventTime),
 	}
 	e.dirty.Store(true)
@@ -140,6 +142,16 @@ func (e *Estimator) recoverPanic(where string) {
 	if r := recover(); r != nil {
 		e.panics.Add(1)
 		e.opts.log.Error(fmt.Errorf("panic: %v", r), "Wait time estimator recovered from a panic", "in", where, "stack", string(debug.Stack()))
+	}
+}
+
+// recoverPanicAsError is recoverPanic for an entry point that returns an
+// error: the panic becomes that error.
+func (e *Estimator) recoverPanicAsError(where string, err *error) {
+	if r := recover(); r != nil {
+		e.panics.Add(1)
+		e.opts.log.Error(fmt.Errorf("panic: %v", r), "Wait time estimator recovered from a panic", "in", where, "stack", string(debug.Stack()))
+		*err = fmt.Errorf("estimator: panic in %s: %v", where, r)
 	}
 }
 
@@ -222,27 +234,46 @@ func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 
 // ObserveAdmission records that the scheduler reserved quota for wl (the
 // object as written, with its admission) at now: the wait feeds the EMA
-// baseline, the admission the throughput and latency statistics, and, when
-// the workload had a published wait, the prediction error goes to the
-// metrics reporter.
+// baseline, the admission the throughput and latency statistics, and the
+// workload's line in the prediction ledger is scored and reported.
 func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 	if e == nil || wl == nil || wl.Status.Admission == nil {
 		return
 	}
 	defer e.recoverPanic("ObserveAdmission")
+	score, scored := e.recordAdmission(wl, now)
+	e.dirty.Store(true)
+	cq := wl.Status.Admission.ClusterQueue
+	if !scored {
+		if e.opts.reporter != nil {
+			e.opts.reporter.ReportUnscored(cq, AdmittedBeforeEstimate)
+		}
+		return
+	}
+	e.opts.log.V(3).Info("Wait time predictions scored at admission", "workload", score.Workload, "clusterQueue", cq,
+		"method", score.Method, "estimatedAt", score.EstimatedAt, "actual", score.Actual,
+		"forecast", score.Forecast.Wait, "ema", score.EMA.Wait, "paper", score.Paper.Wait)
+	if e.opts.reporter != nil {
+		e.opts.reporter.ReportScore(score)
+	}
+}
+
+// recordAdmission updates the statistics for an admission and scores the
+// workload's ledger line (false: it had none).
+func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, bool) {
 	cq := wl.Status.Admission.ClusterQueue
 	key := workload.Key(wl)
-
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	since := queuedSince(wl)
-	if at, ok := e.arrivedAt[key]; ok && at.time().After(since) {
-		since = at.time()
+	p := e.pending[key]
+	if p.arrivedAt != 0 && p.arrivedAt.time().After(since) {
+		since = p.arrivedAt.time()
 	}
-	delete(e.arrivedAt, key)
+	delete(e.pending, key)
 	e.admittedAt[key] = eventTimeOf(now)
-	actual := max(now.Sub(since), 0)
 	s := e.statsFor(cq)
-	s.waits.Observe(actual.Seconds())
+	s.waits.Observe(max(now.Sub(since), 0).Seconds())
 	s.admissions.ObserveAt(now)
 	if !s.freedAt.IsZero() {
 		if d := now.Sub(s.freedAt); d >= 0 {
@@ -250,18 +281,11 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 		}
 		s.freedAt = time.Time{}
 	}
-	e.mu.Unlock()
-	e.dirty.Store(true)
-
-	est, ok := e.Results().Workload(key)
-	if ok && est.HasWait {
-		predicted := max(est.EstimatedAdmission.Sub(since), 0)
-		e.opts.log.V(3).Info("Wait time prediction checked at admission", "workload", key, "clusterQueue", cq,
-			"method", est.Method, "predicted", predicted, "actual", actual)
-		if e.opts.reporter != nil {
-			e.opts.reporter.ReportPredictionError(cq, est.Method, predicted, actual)
-		}
+	score, ok := p.ledger.score(key, cq, priorityOf(wl), since, now)
+	if ok {
+		s.observeScore(score, now)
 	}
+	return score, ok
 }
 
 // Start runs the refresh loop until ctx is done: every refresh period, if
@@ -271,19 +295,7 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 // given by [WithWarmStart], if any; without one the event handlers count
 // from now. It implements controller-runtime's manager.Runnable.
 func (e *Estimator) Start(ctx context.Context) error {
-	if e.opts.warmStartFrom != nil {
-		if err := e.WarmStart(ctx, e.opts.warmStartFrom); err != nil {
-			// Not fatal: the statistics start empty and fill from events.
-			e.opts.log.Error(err, "Wait time estimator could not warm start; starting without history")
-			e.mu.Lock()
-			e.warmed = true
-			e.mu.Unlock()
-		}
-	} else {
-		e.mu.Lock()
-		e.warmed = true
-		e.mu.Unlock()
-	}
+	e.warmStart(ctx)
 	timer := time.NewTimer(e.opts.refreshPeriod)
 	defer timer.Stop()
 	for {
@@ -300,6 +312,26 @@ func (e *Estimator) Start(ctx context.Context) error {
 		}
 		timer.Reset(delay)
 	}
+}
+
+// warmStart runs WarmStart with the reader given by WithWarmStart, if any.
+// Whatever happens there, an error or a recovered panic, the estimator
+// comes out warmed: its statistics then start empty and fill from events,
+// rather than every event being dropped for ever.
+func (e *Estimator) warmStart(ctx context.Context) {
+	defer e.markWarmed()
+	if e.opts.warmStartFrom == nil {
+		return
+	}
+	if err := e.WarmStart(ctx, e.opts.warmStartFrom); err != nil {
+		e.opts.log.Error(err, "Wait time estimator could not warm start; starting without history")
+	}
+}
+
+func (e *Estimator) markWarmed() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.warmed = true
 }
 
 // maxRefreshShare is the largest share of one CPU the refresh loop takes:
@@ -337,9 +369,11 @@ func (e *Estimator) Refresh(ctx context.Context) {
 	// Sized for as many as last time: the pending set changes little
 	// between refreshes.
 	next := newResults(start, prev.pendingCount())
+	ledger := &ledgerWriter{e: e}
 	for _, cqs := range snap.ClusterQueues() {
-		e.refreshQueue(start, cqs, next)
+		e.refreshQueue(start, cqs, next, ledger)
 	}
+	ledger.flush()
 	e.results.Store(next)
 	if r := e.opts.reporter; r != nil {
 		for _, m := range next.queues {
@@ -355,31 +389,21 @@ func (e *Estimator) Refresh(ctx context.Context) {
 		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start))
 }
 
-// refreshQueue computes one ClusterQueue's model and forecasts into out.
-func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *Results) {
+// refreshQueue computes one ClusterQueue's model and forecasts into out,
+// and gives the ledger the first estimate of each workload.
+func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *Results, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
 	capModel := clusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
-	e.mu.Lock()
-	admitted := make(map[workload.Reference]time.Time, len(cqs.Workloads))
-	for key := range cqs.Workloads {
-		if at, ok := e.admittedAt[key]; ok {
-			admitted[key] = at.time()
-		}
-	}
-	s := e.statsFor(cqs.Name)
-	s.pending = len(pending)
-	view := s.view()
-	strategy := e.strategies[cqs.Name]
-	cyclePeriod, _ := e.cycleBusy.Value()
-	rng := rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
-	e.mu.Unlock()
-
+	in := e.queueInputs(cqs, len(pending))
+	admitted, view, strategy, cyclePeriod, rng := in.admitted, in.view, in.strategy, in.cyclePeriod, in.rng
 	model := QueueModel{ClusterQueue: cqs.Name, At: now, PendingWorkloads: len(pending)}
 	if view.hasEMA {
 		model.EMAWait, model.HasEMA = seconds(view.ema), true
 	}
+	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.p50Coverage, view.p90Coverage, view.hasCoverage
+	model.ScoredWorkloads = view.scored
 
 	queue := forecast.Queue{
 		Capacity:                forecastCapacity(capModel),
@@ -455,6 +479,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 	}
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
+	ledgerStamp := newLedgerStamp(&model, method)
 	for i, info := range pending {
 		key := workload.Key(info.Obj)
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
@@ -469,8 +494,39 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			est.EstimatedAdmission = now.Add(est.ExpectedWait)
 			est.BeyondHorizon = f.Clamped
 		}
-		out.add(key, store(est, stamp))
+		out.add(key, store(est, stamp), est.Reason)
+		if est.Admissibility == Quotable {
+			ledger.add(key, ledgerEntryOf(ledgerStamp, est))
+		}
 	}
+}
+
+// queueInputs is what a refresh of one ClusterQueue reads from the
+// estimator's guarded state, copied under the lock.
+type queueInputs struct {
+	admitted    map[workload.Reference]time.Time
+	view        statsView
+	strategy    kueue.QueueingStrategy
+	cyclePeriod float64
+	rng         *rand.Rand
+}
+
+func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int) queueInputs {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in := queueInputs{admitted: make(map[workload.Reference]time.Time, len(cqs.Workloads))}
+	for key := range cqs.Workloads {
+		if at, ok := e.admittedAt[key]; ok {
+			in.admitted[key] = at.time()
+		}
+	}
+	s := e.statsFor(cqs.Name)
+	s.pending = pending
+	in.view = s.view()
+	in.strategy = e.strategies[cqs.Name]
+	in.cyclePeriod, _ = e.cycleBusy.Value()
+	in.rng = rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
+	return in
 }
 
 // serviceModel picks the service law of a forecast: the observed sample

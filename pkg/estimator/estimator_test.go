@@ -289,10 +289,11 @@ func TestInadmissibleMessage(t *testing.T) {
 }
 
 type recordingReporter struct {
-	mu      sync.Mutex
-	models  map[kueue.ClusterQueueReference]QueueModel
-	cleared []kueue.ClusterQueueReference
-	errors  []string
+	mu       sync.Mutex
+	models   map[kueue.ClusterQueueReference]QueueModel
+	cleared  []kueue.ClusterQueueReference
+	scores   []Score
+	unscored []string
 }
 
 func (r *recordingReporter) ReportQueueModel(m QueueModel) {
@@ -310,38 +311,16 @@ func (r *recordingReporter) ClearQueueModel(cq kueue.ClusterQueueReference) {
 	r.cleared = append(r.cleared, cq)
 }
 
-func (r *recordingReporter) ReportPredictionError(cq kueue.ClusterQueueReference, m Method, predicted, actual time.Duration) {
+func (r *recordingReporter) ReportScore(s Score) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.errors = append(r.errors, string(cq)+" "+string(m)+" "+predicted.String()+" "+actual.String())
+	r.scores = append(r.scores, s)
 }
 
-func TestObserveAdmissionChecksThePrediction(t *testing.T) {
-	env := newTestEnv(t, paperObjects())
-	rep := &recordingReporter{}
-	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
-	e.Refresh(env.ctx)
-	if _, ok := rep.models["cq"]; !ok {
-		t.Fatalf("queue model not reported: %+v", rep.models)
-	}
-	est, _ := e.Results().Workload(workload.NewReference("ns", "p0"))
-
-	admittedAt := t0.Add(7 * time.Second)
-	wl := pendingWorkload("p0", "500m", t0.Add(-5*time.Second))
-	wl.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
-	e.ObserveAdmission(wl, admittedAt)
-
-	predicted := est.EstimatedAdmission.Sub(t0.Add(-5 * time.Second))
-	want := []string{"cq APriori " + predicted.String() + " 12s"}
-	if diff := cmp.Diff(want, rep.errors); diff != "" {
-		t.Errorf("prediction errors (-want,+got):\n%s", diff)
-	}
-	e.mu.Lock()
-	ema, ok := e.perQueue["cq"].waits.Value()
-	e.mu.Unlock()
-	if !ok || ema != 12 {
-		t.Errorf("EMA of waits = %v (ok %v), want 12", ema, ok)
-	}
+func (r *recordingReporter) ReportUnscored(cq kueue.ClusterQueueReference, reason UnscoredReason) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.unscored = append(r.unscored, string(cq)+" "+string(reason))
 }
 
 func TestWarmStartTurnsOnForecastMethod(t *testing.T) {
@@ -523,8 +502,8 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 	if mean, _ := s.service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
-	if len(e.arrivedAt) != 0 || len(e.admittedAt) != 0 {
-		t.Errorf("per-workload times leaked: arrived %v, admitted %v", e.arrivedAt, e.admittedAt)
+	if len(e.pending) != 0 || len(e.admittedAt) != 0 {
+		t.Errorf("per-workload times leaked: pending %v, admitted %v", e.pending, e.admittedAt)
 	}
 }
 

@@ -44,10 +44,7 @@ func (e *Estimator) WorkloadEventHandler() toolscache.ResourceEventHandler {
 				obj = d.Obj
 			}
 			if wl, ok := obj.(*kueue.Workload); ok {
-				e.mu.Lock()
-				delete(e.arrivedAt, workload.Key(wl))
-				delete(e.admittedAt, workload.Key(wl))
-				e.mu.Unlock()
+				e.onWorkloadDelete(wl)
 			}
 		},
 	}
@@ -59,10 +56,7 @@ func (e *Estimator) WorkloadEventHandler() toolscache.ResourceEventHandler {
 func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 	set := func(obj any) {
 		if cq, ok := obj.(*kueue.ClusterQueue); ok {
-			e.mu.Lock()
-			e.strategies[kueue.ClusterQueueReference(cq.Name)] = cq.Spec.QueueingStrategy
-			e.mu.Unlock()
-			e.dirty.Store(true)
+			e.setStrategy(kueue.ClusterQueueReference(cq.Name), cq.Spec.QueueingStrategy)
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
@@ -73,14 +67,47 @@ func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 				obj = d.Obj
 			}
 			if cq, ok := obj.(*kueue.ClusterQueue); ok {
-				e.mu.Lock()
-				delete(e.strategies, kueue.ClusterQueueReference(cq.Name))
-				delete(e.perQueue, kueue.ClusterQueueReference(cq.Name))
-				e.mu.Unlock()
-				e.dirty.Store(true)
+				e.forgetClusterQueue(kueue.ClusterQueueReference(cq.Name))
 			}
 		},
 	}
+}
+
+func (e *Estimator) setStrategy(cq kueue.ClusterQueueReference, strategy kueue.QueueingStrategy) {
+	defer e.dirty.Store(true)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.strategies[cq] = strategy
+}
+
+func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
+	defer e.dirty.Store(true)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.strategies, cq)
+	delete(e.perQueue, cq)
+}
+
+// onWorkloadDelete forgets a workload. One deleted while pending with a
+// ledger line is never scored: that is reported, so that the ledger's
+// counts add up.
+func (e *Estimator) onWorkloadDelete(wl *kueue.Workload) {
+	defer e.recoverPanic("onWorkloadDelete")
+	if cq, dropped := e.forgetWorkload(workload.Key(wl)); dropped && e.opts.reporter != nil {
+		e.opts.reporter.ReportUnscored(cq, DeletedBeforeAdmission)
+	}
+}
+
+func (e *Estimator) forgetWorkload(key workload.Reference) (kueue.ClusterQueueReference, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, ok := e.pending[key]
+	delete(e.pending, key)
+	delete(e.admittedAt, key)
+	if !ok || p.ledger.stamp == nil {
+		return "", false
+	}
+	return p.ledger.stamp.clusterQueue, true
 }
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
@@ -100,7 +127,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	// The event follows the creation by milliseconds; its time is finer
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
-	e.arrivedAt[workload.Key(wl)] = eventTimeOf(now)
+	e.pending[workload.Key(wl)] = trackedWorkload{arrivedAt: eventTimeOf(now)}
 	e.statsFor(cq).arrivals.ObserveAt(now)
 	e.dirty.Store(true)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", workload.Key(wl), "clusterQueue", cq)
@@ -143,8 +170,8 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}
 	delete(e.admittedAt, key)
 	if preempted {
-		// It re-enters the queue now.
-		e.arrivedAt[key] = eventTimeOf(now)
+		// It re-enters the queue now, with a new ledger line to come.
+		e.pending[key] = trackedWorkload{arrivedAt: eventTimeOf(now)}
 	}
 	if preempted {
 		at := now
@@ -167,8 +194,8 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 // finish times, the EMA from admitted workloads' waits, preemptions from
 // eviction times. Call it once the cache has synced; until it returns the
 // event handlers drop events.
-func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) error {
-	defer e.recoverPanic("WarmStart")
+func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err error) {
+	defer e.recoverPanicAsError("WarmStart", &err)
 	var wls kueue.WorkloadList
 	if err := reader.List(ctx, &wls); err != nil {
 		return fmt.Errorf("estimator: warm start: listing workloads from the cache: %w", err)
@@ -183,6 +210,9 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) error {
 		earliest              time.Time
 	}
 	per := make(map[kueue.ClusterQueueReference]*seeds)
+	// Pending workloads get a ledger line at the next refresh; their
+	// arrival time is their queueing time in the API (unknown here).
+	var pendingKeys []workload.Reference
 	get := func(cq kueue.ClusterQueueReference) *seeds {
 		s, ok := per[cq]
 		if !ok {
@@ -214,6 +244,9 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) error {
 				s.preemptions = append(s.preemptions, c.LastTransitionTime.Time)
 			}
 		}
+		if wl.Status.Admission == nil && !isFinished(wl) {
+			pendingKeys = append(pendingKeys, workload.Key(wl))
+		}
 	}
 
 	e.mu.Lock()
@@ -229,6 +262,11 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) error {
 		qs.service.Seed(s.service)
 		slices.SortFunc(s.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
 		qs.waits.Seed(s.waits)
+	}
+	for _, key := range pendingKeys {
+		if _, ok := e.pending[key]; !ok {
+			e.pending[key] = trackedWorkload{}
+		}
 	}
 	e.warmed = true
 	e.dirty.Store(true)

@@ -19,6 +19,26 @@ type queueStats struct {
 	admissionLatency *stats.EMA
 	freedAt          time.Time
 	pending          int
+	// p50Hits and p90Hits are the decayed realized coverage of the
+	// ledger's first P50 and P90.
+	p50Hits, p90Hits *stats.DecayedMean
+}
+
+// observeScore feeds a ledger score into the realized coverage.
+func (s *queueStats) observeScore(sc Score, at time.Time) {
+	if sc.P50.OK {
+		s.p50Hits.ObserveAt(at, hit(sc.Actual <= sc.P50.Wait))
+	}
+	if sc.P90.OK {
+		s.p90Hits.ObserveAt(at, hit(sc.Actual <= sc.P90.Wait))
+	}
+}
+
+func hit(ok bool) float64 {
+	if ok {
+		return 1
+	}
+	return 0
 }
 
 func (e *Estimator) newQueueStats() *queueStats {
@@ -35,6 +55,9 @@ func (e *Estimator) newQueueStats() *queueStats {
 	})
 	waits, _ := stats.NewEMA(e.opts.emaAlpha)
 	latency, _ := stats.NewEMA(stats.DefaultEMAAlpha)
+	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}
+	p50Hits, _ := stats.NewDecayedMean(coverage)
+	p90Hits, _ := stats.NewDecayedMean(coverage)
 	return &queueStats{
 		arrivals:         arrivals,
 		preemptions:      preemptions,
@@ -42,20 +65,25 @@ func (e *Estimator) newQueueStats() *queueStats {
 		service:          service,
 		waits:            waits,
 		admissionLatency: latency,
+		p50Hits:          p50Hits,
+		p90Hits:          p90Hits,
 	}
 }
 
 // statsView is a copy of what a refresh needs, taken under the lock.
 type statsView struct {
-	arrivalRate, arrivalSCV float64
-	hasArrivals             bool
-	preemptionRate          float64
-	serviceSample           []float64
-	serviceMean, serviceSCV float64
-	hasService              bool
-	ema                     float64
-	hasEMA                  bool
-	admissionLatency        float64
+	arrivalRate, arrivalSCV  float64
+	hasArrivals              bool
+	preemptionRate           float64
+	serviceSample            []float64
+	serviceMean, serviceSCV  float64
+	hasService               bool
+	ema                      float64
+	hasEMA                   bool
+	admissionLatency         float64
+	p50Coverage, p90Coverage float64
+	hasCoverage              bool
+	scored                   uint64
 }
 
 func (s *queueStats) view() statsView {
@@ -78,5 +106,10 @@ func (s *queueStats) view() statsView {
 	}
 	v.ema, v.hasEMA = s.waits.Value()
 	v.admissionLatency, _ = s.admissionLatency.Value()
+	var ok50, ok90 bool
+	v.p50Coverage, ok50 = s.p50Hits.Value()
+	v.p90Coverage, ok90 = s.p90Hits.Value()
+	v.hasCoverage = ok50 && ok90
+	v.scored = s.p90Hits.Count()
 	return v
 }

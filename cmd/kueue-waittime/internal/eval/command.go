@@ -26,13 +26,27 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
 )
 
+// kueueRun is a local control plane with the patched Kueue running, its
+// wait time estimator and the recorder of the estimator's ledger scores.
+type kueueRun struct {
+	cp        *controlplane.ControlPlane
+	estimator *estimator.Estimator
+	scores    *ScoreRecorder
+}
+
+// harness returns a Harness on the run.
+func (k *kueueRun) harness() *Harness {
+	return &Harness{CP: k.cp, Estimator: k.estimator, Scores: k.scores}
+}
+
 // startKueue starts a local control plane and the patched Kueue with the
 // WaitTimeEstimation gate on, refreshing estimates every refresh. prior is
 // the a-priori mean service time the estimator assumes until it has
-// observed enough completions — what an operator would configure, and what
-// the paper's formula is given too. mappings go into Kueue's Configuration
-// (resources.deviceClassMappings), with the KueueDRAIntegration gate on.
-func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping) (*controlplane.ControlPlane, error) {
+// observed enough completions — what an operator would configure. mappings
+// go into Kueue's Configuration (resources.deviceClassMappings), with the
+// KueueDRAIntegration gate on. The estimator reports its ledger scores to
+// the run's recorder, as the manager reports them to its metrics.
+func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping) (*kueueRun, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.WaitTimeEstimation) + "=true"); err != nil {
 		return nil, err
 	}
@@ -42,21 +56,24 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 		}
 	}
 	quietKlog()
+	scores := &ScoreRecorder{}
 	cp, err := controlplane.Start(controlplane.Options{
 		EstimatorOptions: []estimator.Option{
 			estimator.WithRefreshPeriod(refresh),
 			estimator.WithMaxStaleness(max(refresh, time.Second)),
 			estimator.WithPriorMeanService(prior),
+			estimator.WithMetricsReporter(scores),
 		},
 		DeviceClassMappings: mappings,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cp.StartKueue(ctx); err != nil {
+	k, err := cp.StartKueue(ctx)
+	if err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
-	return cp, nil
+	return &kueueRun{cp: cp, estimator: k.Estimator, scores: scores}, nil
 }
 
 // NewCommand returns `kueue-waittime eval`.
@@ -64,50 +81,59 @@ func NewCommand() *cobra.Command {
 	var files []string
 	var outDir string
 	var poll, refresh time.Duration
+	var parallel int
 	cmd := &cobra.Command{
 		Use:   "eval -f SCENARIO.yaml [-f ...] [--out DIR]",
 		Short: "Run scenarios on the real Kueue scheduler and compare the predictors",
 		Long: `eval runs the patched Kueue scheduler in process on a real kube-apiserver and
 etcd (built into bin/ by make envtest; PROJECT_DIR and KUBEBUILDER_ASSETS say
-where), submits the scenario's workloads, finishes each after its sampled
-service time, reads wait-time estimates through the visibility API while
-workloads wait, and compares the forecast with the paper's Erlang-C formula,
-Whitt's GI/G/k approximation and the paper's EMA baseline (alpha 0.3).
-A scenario's dra section requests devices through a ResourceClaimTemplate,
-which Kueue's DRA integration counts as the mapped logical resource.
+where). For every level and seed of a scenario it creates a replica (its own
+namespace, ClusterQueues, cohorts and priority classes), submits the planned
+arrivals, finishes each admitted workload after its sampled service time
+(a preempted one restarts when admitted again), and scores the predictors
+from the estimator's prediction ledger: for every workload pending at an
+estimator refresh, its first published forecast and, from that same moment
+and state, the paper's EMA baseline, its modified Erlang-C formula and
+Whitt's GI/G/k approximation with the measured parameters, all against the
+wait that remained. The first 20% of each replica's arrivals are warm-up.
+Scenario files are single-queue (test/eval/table*.yaml) or multi-tenant
+(test/eval/mt-*.yaml: cohorts, borrowing and lending, priorities,
+preemption, mixed demands, DRA).
 
-It prints a markdown table per scenario and, with --out, writes
-<name>.md, <name>.json, <name>-workloads.csv and two PNG plots
-(<name>-levels.png, <name>-forecast.png) for each.`,
+It prints a markdown table per scenario (per level, per ClusterQueue, per
+priority class: MAE with 95% intervals, forecast/baseline MAE ratios, P50
+and P90 coverage) and, with --out, writes <name>.md, <name>.json,
+<name>-workloads.csv and PNG plots for each.`,
 		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(files) == 0 {
 				return cli.FlagError("file", "at least one scenario file is required")
 			}
-			var scenarios []*Scenario
+			var specs []*Spec
 			for _, f := range files {
-				sc, err := LoadScenario(f)
+				spec, err := LoadSpec(f)
 				if err != nil {
 					return cli.Usagef("%v", err)
 				}
-				scenarios = append(scenarios, sc)
+				specs = append(specs, spec)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			for _, sc := range scenarios {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", sc.Name)
-				cp, err := startKueue(ctx, refresh, sc.MeanService.Duration, sc.deviceClassMappings())
+			for _, spec := range specs {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", spec.Name)
+				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings())
 				if err != nil {
 					return err
 				}
-				h := &Harness{CP: cp, PollInterval: poll, Progress: cmd.ErrOrStderr()}
-				report, err := h.Run(ctx, sc)
-				if stopErr := cp.Stop(); err == nil {
+				h := k.harness()
+				h.PollInterval, h.Progress, h.Parallel = poll, cmd.ErrOrStderr(), parallel
+				report, err := h.Run(ctx, spec)
+				if stopErr := k.cp.Stop(); err == nil {
 					err = stopErr
 				}
 				if err != nil {
-					return fmt.Errorf("%s: %w", sc.Name, err)
+					return fmt.Errorf("%s: %w", spec.Name, err)
 				}
 				if err := report.WriteMarkdown(cmd.OutOrStdout()); err != nil {
 					return err
@@ -124,8 +150,9 @@ It prints a markdown table per scenario and, with --out, writes
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "scenario file (repeatable); see test/eval/")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for the markdown, JSON, per-workload CSV and PNG outputs")
-	cmd.Flags().DurationVar(&poll, "poll", 200*time.Millisecond, "how often the visibility API is read")
-	cmd.Flags().DurationVar(&refresh, "refresh", 200*time.Millisecond, "the estimator's refresh period")
+	cmd.Flags().DurationVar(&poll, "poll", 200*time.Millisecond, "how often the estimator's published results are sampled (admissibility labels, pending counts)")
+	cmd.Flags().DurationVar(&refresh, "refresh", 100*time.Millisecond, "the estimator's refresh period (the production default 1s, scaled like the scenarios' service times)")
+	cmd.Flags().IntVar(&parallel, "parallel", 0, "how many (level, seed) replicas of a scenario run at once as independent ClusterQueues (0: all)")
 	return cmd
 }
 
@@ -149,9 +176,9 @@ func writeOutputs(dir string, r *Report) error {
 		return fmt.Errorf("plots: %w", err)
 	}
 	for name, write := range map[string]func(io.Writer) error{
-		r.Scenario.Name + ".md":            r.WriteMarkdown,
-		r.Scenario.Name + ".json":          r.WriteJSON,
-		r.Scenario.Name + "-workloads.csv": r.WriteCSV,
+		r.Spec.Name + ".md":            r.WriteMarkdown,
+		r.Spec.Name + ".json":          r.WriteJSON,
+		r.Spec.Name + "-workloads.csv": r.WriteCSV,
 	} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
@@ -196,41 +223,47 @@ waits. Ctrl-C stops everything cleanly.`,
 				return cli.FlagError("mean-service", "must be > 0, got %v", meanService)
 			}
 			sc := &Scenario{
-				Name:               "demo",
-				Quota:              map[string]string{"cpu": "2", "memory": "1Gi"},
-				Demand:             map[string]string{"cpu": "500m", "memory": "64Mi"},
-				UnfeasibleFraction: 1 / float64(workloads),
-				UnfeasibleDemand:   map[string]string{"cpu": "20", "memory": "64Mi"},
-				Levels:             []float64{utilization},
-				JobsPerLevel:       workloads,
-				MeanService:        Duration{meanService},
-				Service:            ServiceSpec{Distribution: "exponential", TruncateAt: 3},
-				Seed:               seed,
+				Name:         "demo",
+				Quota:        map[string]string{"cpu": "2", "memory": "1Gi"},
+				Demand:       map[string]string{"cpu": "500m", "memory": "64Mi"},
+				Levels:       []float64{utilization},
+				JobsPerLevel: workloads,
+				MeanService:  Duration{meanService},
+				Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+				Seed:         seed,
 			}
 			if err := sc.Validate(); err != nil {
 				return cli.Usagef("%v", err)
 			}
+			spec := SpecFromScenario(sc)
+			spec.Seeds, spec.Warmup = new(1), new(0.0)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-			cp, err := startKueue(ctx, 250*time.Millisecond, meanService, nil)
+			k, err := startKueue(ctx, 250*time.Millisecond, meanService, nil)
 			if err != nil {
 				return err
 			}
 			defer func() {
 				fmt.Fprintln(cmd.ErrOrStderr(), "stopping Kueue and the control plane…")
-				_ = cp.Stop()
+				_ = k.cp.Stop()
 			}()
 			if kubeconfigOut != "" {
-				if err := writeKubeconfig(cp.Kubeconfig, kubeconfigOut); err != nil {
+				if err := writeKubeconfig(k.cp.Kubeconfig, kubeconfigOut); err != nil {
 					return err
 				}
 				defer os.Remove(kubeconfigOut)
 			}
 			tryIt := demoCommands(kubeconfigOut)
 			fmt.Fprint(cmd.ErrOrStderr(), tryIt)
-			h := &Harness{CP: cp, PollInterval: 500 * time.Millisecond, Live: cmd.OutOrStdout(), Namespace: demoNamespace}
-			report, err := h.Run(ctx, sc)
+			h := k.harness()
+			h.PollInterval, h.Live, h.Namespace = 500*time.Millisecond, cmd.OutOrStdout(), demoNamespace
+			// The demo promises one Unfeasible workload: the third asks
+			// for 20 CPU of a 2-CPU ClusterQueue.
+			h.adjustPlan = func(p *Plan) {
+				makeUnfeasible(p, min(2, len(p.Arrivals)-1), map[string]string{"cpu": "20", "memory": "64Mi"})
+			}
+			report, err := h.Run(ctx, spec)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -259,7 +292,7 @@ waits. Ctrl-C stops everything cleanly.`,
 }
 
 // demoNamespace holds the demo's LocalQueue "eval" (its ClusterQueue is
-// "demo-0"), so the README's commands can name them.
+// "demo-eval"), so the README's commands can name them.
 const demoNamespace = "demo"
 
 // demoCommands tells how to query the running demo as a user would.

@@ -24,36 +24,38 @@ func requireControlPlane(t *testing.T) {
 // the second needs does not touch the first.
 func TestEvalOnTheRealScheduler(t *testing.T) {
 	requireControlPlane(t)
-	smoke, err := LoadScenario(filepath.Join("..", "..", "..", "..", "test", "eval", "smoke.yaml"))
+	smoke, err := LoadSpec(filepath.Join("..", "..", "..", "..", "test", "eval", "smoke.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dra := &Scenario{
+	dra := SpecFromScenario(&Scenario{
 		Name:         "dra-smoke",
 		Quota:        map[string]string{"cpu": "2", "memory": "1Gi", "example.com/gpu": "2"},
 		Demand:       map[string]string{"cpu": "250m", "memory": "64Mi"},
 		DRA:          &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1},
 		Levels:       []float64{0.8},
 		JobsPerLevel: 10,
-		MeanService:  smoke.MeanService,
+		MeanService:  Duration{time.Second},
 		Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
 		Seed:         11,
-	}
+	})
+	dra.Seeds, dra.Warmup = new(1), new(0.0)
 	if err := dra.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cp, err := startKueue(ctx, 200*time.Millisecond, smoke.MeanService.Duration, dra.deviceClassMappings())
+	k, err := startKueue(ctx, 100*time.Millisecond, smoke.priorMeanService(), dra.DeviceClassMappings())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := cp.Stop(); err != nil {
+		if err := k.cp.Stop(); err != nil {
 			t.Error(err)
 		}
 	}()
-	h := &Harness{CP: cp, PollInterval: 100 * time.Millisecond}
+	h := k.harness()
+	h.PollInterval = 100 * time.Millisecond
 	t.Run("smoke", func(t *testing.T) { checkSmoke(ctx, t, h, smoke) })
 	t.Run("GPUs through DRA", func(t *testing.T) {
 		// Every admission is checked by the harness to hold the claimed
@@ -62,23 +64,20 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if report.KEff != 2 || report.Bottleneck != "example.com/gpu" {
-			t.Errorf("k_eff = %d (%s), want 2 (example.com/gpu): CPU alone would give 8", report.KEff, report.Bottleneck)
-		}
 		l := report.Levels[0]
-		t.Logf("level: %+v", l)
-		if l.QuotableMislabelled != 0 || l.ObservedUtilization <= 0 {
-			t.Errorf("%d workloads mislabelled Unfeasible, observed utilization %v", l.QuotableMislabelled, l.ObservedUtilization)
+		if q := l.Queues[0]; q.KEff != 2 || q.Bottleneck != "example.com/gpu" {
+			t.Errorf("k_eff = %d (%s), want 2 (example.com/gpu): CPU alone would give 8", q.KEff, q.Bottleneck)
 		}
-		var md bytes.Buffer
-		if err := report.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "claims 1 device(s) of DeviceClass gpu.example.com") {
-			t.Errorf("markdown (err %v):\n%s", err, md.String())
+		if l.QuotableMislabelled != 0 || l.ObservedUtilization <= 0 || l.Feasible != 10 {
+			t.Errorf("%d workloads mislabelled Unfeasible, observed utilization %v, %d feasible", l.QuotableMislabelled, l.ObservedUtilization, l.Feasible)
 		}
 	})
 }
 
-func checkSmoke(ctx context.Context, t *testing.T, h *Harness, sc *Scenario) {
-	report, err := h.Run(ctx, sc)
+// checkSmoke runs the smoke scenario (3 seeds of 60 workloads at ρ 0.85,
+// 10% unfeasible) and checks that the ledger scored what it must.
+func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *Spec) {
+	report, err := h.Run(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,32 +85,39 @@ func checkSmoke(ctx context.Context, t *testing.T, h *Harness, sc *Scenario) {
 		t.Fatalf("levels = %d, want 1", len(report.Levels))
 	}
 	l := report.Levels[0]
-	t.Logf("level: %+v", l)
-	if report.KEff != 4 || report.Bottleneck != "cpu" {
-		t.Errorf("k_eff = %d (%s), want 4 (cpu)", report.KEff, report.Bottleneck)
+	t.Logf("level: %+v", l.Figures)
+	if q := l.Queues[0]; q.KEff != 4 || q.Bottleneck != "cpu" {
+		t.Errorf("k_eff = %d (%s), want 4 (cpu)", q.KEff, q.Bottleneck)
 	}
 	if l.Unfeasible == 0 || l.UnfeasibleLabelled != l.Unfeasible || l.QuotableMislabelled != 0 {
-		t.Errorf("partition through the API: %d of %d unfeasible labelled, %d feasible mislabelled", l.UnfeasibleLabelled, l.Unfeasible, l.QuotableMislabelled)
+		t.Errorf("partition: %d of %d unfeasible labelled, %d feasible mislabelled", l.UnfeasibleLabelled, l.Unfeasible, l.QuotableMislabelled)
 	}
-	if l.ObservedUtilization <= 0 || l.ObservedMeanWait < 0 {
-		t.Errorf("observed utilization %v, mean wait %v", l.ObservedUtilization, l.ObservedMeanWait)
+	// The ledger scores every workload pending at a refresh: at ρ 0.85 and
+	// a 100 ms refresh, most of them.
+	if l.Scored < 20 {
+		t.Fatalf("only %d workloads scored (of %d feasible, %d admitted before an estimate)", l.Scored, l.Feasible, l.AdmittedBeforeEstimate)
 	}
-	for _, row := range report.Workloads {
-		if row.Unfeasible {
-			continue
+	if l.Scored+l.AdmittedBeforeEstimate < l.Feasible {
+		t.Errorf("scored %d + admitted before an estimate %d < feasible %d: workloads lost", l.Scored, l.AdmittedBeforeEstimate, l.Feasible)
+	}
+	for _, p := range []string{"forecast", "ema"} {
+		if pr, ok := l.Predictors[p]; !ok || pr.N < l.Scored*9/10 || pr.MAECI95 == nil {
+			t.Errorf("%s: %+v (scored %d)", p, pr, l.Scored)
 		}
-		if row.Wait < 0 || row.Service <= 0 {
-			t.Errorf("%s: wait %v, service %v", row.Name, row.Wait, row.Service)
-		}
-		if row.Forecast != nil && (*row.Forecast < 0 || row.P50 == nil || row.P90 == nil || *row.P50 > *row.P90) {
-			t.Errorf("%s: forecast %v, P50 %v, P90 %v", row.Name, *row.Forecast, row.P50, row.P90)
+	}
+	if l.P90Coverage == nil || l.P50Coverage == nil || *l.P50Coverage > *l.P90Coverage {
+		t.Errorf("coverage P50 %v, P90 %v", l.P50Coverage, l.P90Coverage)
+	}
+	for _, s := range report.Samples {
+		if s.Score.Actual < 0 || s.Score.Forecast.Wait < 0 || s.Score.P50.Wait > s.Score.P90.Wait {
+			t.Errorf("%s: %+v", s.Workload, s.Score)
 		}
 	}
 	var md, csv bytes.Buffer
 	if err := report.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| 0.85 |") {
 		t.Errorf("markdown (err %v):\n%s", err, md.String())
 	}
-	if err := report.WriteCSV(&csv); err != nil || strings.Count(csv.String(), "\n") != sc.JobsPerLevel+1 {
-		t.Errorf("CSV has %d lines (err %v), want %d", strings.Count(csv.String(), "\n"), err, sc.JobsPerLevel+1)
+	if err := report.WriteCSV(&csv); err != nil || strings.Count(csv.String(), "\n") != len(report.Samples)+1 {
+		t.Errorf("CSV has %d lines (err %v), want %d", strings.Count(csv.String(), "\n"), err, len(report.Samples)+1)
 	}
 }

@@ -21,7 +21,7 @@ func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSumm
 		switch {
 		case r.finished:
 			finished++
-		case !r.admitted.IsZero():
+		case r.admitted:
 			running++
 		}
 	}

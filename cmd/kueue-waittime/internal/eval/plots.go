@@ -4,86 +4,112 @@ import (
 	"fmt"
 	"image/color"
 	"path/filepath"
-	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 )
 
-// WritePlots draws two PNGs into dir: <name>-levels.png, the mean wait by
-// observed utilization as observed and as predicted by the paper's formula,
-// Whitt's approximation and the forecast; and <name>-forecast.png, each
-// forecasted workload's predicted against its actual wait, with the
-// diagonal, beside the EMA baseline's predictions.
+// WritePlots draws three PNGs into dir:
+//   - <name>-levels.png: each predictor's MAE by level, with its 95%
+//     interval, on the same scored workloads;
+//   - <name>-forecast.png: each scored workload's predicted against its
+//     actual remaining wait, for the forecast and the EMA baseline;
+//   - <name>-reliability.png: the forecast's nominal against realized
+//     quantile coverage (P50, P90) per level, with 95% intervals.
 func (r *Report) WritePlots(dir string) error {
-	if err := r.levelsPlot(filepath.Join(dir, r.Scenario.Name+"-levels.png")); err != nil {
-		return err
+	for suffix, draw := range map[string]func(string) error{
+		"-levels.png":      r.levelsPlot,
+		"-forecast.png":    r.forecastPlot,
+		"-reliability.png": r.reliabilityPlot,
+	} {
+		if err := draw(filepath.Join(dir, r.Spec.Name+suffix)); err != nil {
+			return fmt.Errorf("%s%s: %w", r.Spec.Name, suffix, err)
+		}
 	}
-	return r.forecastPlot(filepath.Join(dir, r.Scenario.Name+"-forecast.png"))
+	return nil
+}
+
+var predictorStyles = map[estimator.Predictor]struct {
+	name  string
+	color color.Color
+	shape draw.GlyphDrawer
+}{
+	estimator.PredictorForecast: {"forecast", color.RGBA{B: 220, A: 255}, draw.CircleGlyph{}},
+	estimator.PredictorEMA:      {"EMA baseline", color.RGBA{R: 200, G: 120, A: 255}, draw.CrossGlyph{}},
+	estimator.PredictorPaper:    {"paper Erlang-C (measured)", color.RGBA{R: 200, A: 255}, draw.SquareGlyph{}},
+	estimator.PredictorWhitt:    {"Whitt GI/G/k (measured)", color.RGBA{G: 140, A: 255}, draw.TriangleGlyph{}},
+}
+
+// errorPoints are points with asymmetric vertical error bars.
+type errorPoints struct {
+	plotter.XYs
+	plotter.YErrors
 }
 
 func (r *Report) levelsPlot(path string) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: mean wait by utilization (k_eff = %d)", r.Scenario.Name, r.KEff)
-	p.X.Label.Text = "observed utilization ρ"
-	p.Y.Label.Text = "mean wait (s)"
+	p.Title.Text = fmt.Sprintf("%s: MAE of the remaining wait by level (95%% intervals)", r.Spec.Name)
+	p.X.Label.Text = "level (target utilization)"
+	p.Y.Label.Text = "mean absolute error (s)"
 	p.Legend.Top = true
 	p.Legend.Left = true
-	series := []struct {
-		name  string
-		value func(LevelResult) *float64
-		color color.Color
-		dash  []vg.Length
-	}{
-		{"observed (all workloads)", func(l LevelResult) *float64 { return ptr(l.ObservedMeanWait) }, color.Black, nil},
-		{"paper Approximation 1 (target ρ)", func(l LevelResult) *float64 { return l.PaperMeanWait }, color.RGBA{R: 200, A: 255}, []vg.Length{vg.Points(4), vg.Points(2)}},
-		{"Whitt GI/G/k (target ρ)", func(l LevelResult) *float64 { return l.WhittMeanWait }, color.RGBA{G: 140, A: 255}, []vg.Length{vg.Points(1), vg.Points(2)}},
-		{"forecast (mean over forecasted)", func(l LevelResult) *float64 { return l.ForecastMeanWait }, color.RGBA{B: 220, A: 255}, nil},
-		{"observed (forecasted workloads)", func(l LevelResult) *float64 { return l.ForecastedMeanWait }, color.RGBA{R: 120, G: 120, B: 120, A: 255}, []vg.Length{vg.Points(2), vg.Points(2)}},
-	}
-	for _, s := range series {
-		var pts plotter.XYs
+	for i, pred := range estimator.Predictors {
+		var pts errorPoints
+		// Predictors side by side within a level.
+		offset := (float64(i) - 1.5) * 0.006
 		for _, l := range r.Levels {
-			if v := s.value(l); v != nil {
-				pts = append(pts, plotter.XY{X: l.ObservedUtilization, Y: *v})
+			pr, ok := l.Predictors[string(pred)]
+			if !ok {
+				continue
 			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: l.TargetUtilization + offset, Y: pr.MAE})
+			lo, hi := 0.0, 0.0
+			if pr.MAECI95 != nil {
+				lo, hi = pr.MAE-pr.MAECI95[0], pr.MAECI95[1]-pr.MAE
+			}
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{lo, hi})
 		}
-		if len(pts) == 0 {
+		if len(pts.XYs) == 0 {
 			continue
 		}
-		// Observed utilizations need not grow with the targets.
-		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-		line, points, err := plotter.NewLinePoints(pts)
+		style := predictorStyles[pred]
+		line, points, err := plotter.NewLinePoints(pts.XYs)
 		if err != nil {
 			return err
 		}
-		line.Color, points.Color = s.color, s.color
-		line.Dashes = s.dash
-		points.Shape = draw.CircleGlyph{}
-		p.Add(line, points)
-		p.Legend.Add(s.name, line, points)
+		line.Color, points.Color, points.Shape = style.color, style.color, style.shape
+		bars, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return err
+		}
+		bars.Color = style.color
+		p.Add(line, points, bars)
+		p.Legend.Add(style.name, line, points)
 	}
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
 }
 
 func (r *Report) forecastPlot(path string) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: predicted vs actual wait per workload", r.Scenario.Name)
-	p.X.Label.Text = "actual wait (s)"
-	p.Y.Label.Text = "predicted wait (s)"
+	p.Title.Text = fmt.Sprintf("%s: predicted vs actual remaining wait per scored workload", r.Spec.Name)
+	p.X.Label.Text = "actual remaining wait (s)"
+	p.Y.Label.Text = "predicted remaining wait (s)"
 	p.Legend.Top = true
 	p.Legend.Left = true
-	var forecast, ema plotter.XYs
 	maxV := 1.0
-	for _, w := range r.Workloads {
-		if w.Unfeasible || w.Forecast == nil {
-			continue
+	series := map[estimator.Predictor]plotter.XYs{}
+	for _, s := range r.Samples {
+		actual := s.Score.Actual.Seconds()
+		for _, pred := range []estimator.Predictor{estimator.PredictorForecast, estimator.PredictorEMA} {
+			if v := s.Score.Prediction(pred); v.OK {
+				series[pred] = append(series[pred], plotter.XY{X: actual, Y: v.Wait.Seconds()})
+				maxV = max(maxV, actual, v.Wait.Seconds())
+			}
 		}
-		forecast = append(forecast, plotter.XY{X: w.Wait, Y: *w.Forecast})
-		ema = append(ema, plotter.XY{X: w.Wait, Y: w.EMA})
-		maxV = max(maxV, w.Wait, *w.Forecast, w.EMA)
 	}
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: maxV, Y: maxV}})
 	if err != nil {
@@ -92,26 +118,80 @@ func (r *Report) forecastPlot(path string) error {
 	diag.Color = color.Gray{Y: 150}
 	diag.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(diag)
-	for _, s := range []struct {
-		name  string
-		pts   plotter.XYs
-		color color.Color
-		shape draw.GlyphDrawer
-	}{
-		{"forecast (visibility API)", forecast, color.RGBA{B: 220, A: 255}, draw.CircleGlyph{}},
-		{"EMA baseline (α = 0.3)", ema, color.RGBA{R: 200, G: 120, A: 255}, draw.CrossGlyph{}},
-	} {
-		if len(s.pts) == 0 {
+	for _, pred := range []estimator.Predictor{estimator.PredictorEMA, estimator.PredictorForecast} {
+		if len(series[pred]) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(s.pts)
+		sc, err := plotter.NewScatter(series[pred])
 		if err != nil {
 			return err
 		}
-		sc.Color = s.color
-		sc.Shape = s.shape
+		style := predictorStyles[pred]
+		sc.Color, sc.Shape = style.color, style.shape
 		p.Add(sc)
-		p.Legend.Add(s.name, sc)
+		p.Legend.Add(style.name, sc)
 	}
 	return p.Save(6*vg.Inch, 6*vg.Inch, path)
+}
+
+func (r *Report) reliabilityPlot(path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: forecast quantile reliability (95%% intervals)", r.Spec.Name)
+	p.X.Label.Text = "nominal quantile"
+	p.Y.Label.Text = "realized coverage"
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.Legend.Top = true
+	p.Legend.Left = true
+	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		return err
+	}
+	diag.Color = color.Gray{Y: 150}
+	diag.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(diag)
+	for i, l := range r.Levels {
+		var pts errorPoints
+		offset := (float64(i) - float64(len(r.Levels)-1)/2) * 0.01
+		for _, q := range []struct {
+			nominal float64
+			value   *float64
+			ci      *[2]float64
+		}{{0.5, l.P50Coverage, l.P50CoverageCI95}, {0.9, l.P90Coverage, l.P90CoverageCI95}} {
+			if q.value == nil {
+				continue
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: q.nominal + offset, Y: *q.value})
+			lo, hi := 0.0, 0.0
+			if q.ci != nil {
+				lo, hi = max(*q.value-q.ci[0], 0), max(q.ci[1]-*q.value, 0)
+			}
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{lo, hi})
+		}
+		if len(pts.XYs) == 0 {
+			continue
+		}
+		c := plotutilColor(i)
+		sc, err := plotter.NewScatter(pts.XYs)
+		if err != nil {
+			return err
+		}
+		sc.Color, sc.Shape = c, draw.CircleGlyph{}
+		bars, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return err
+		}
+		bars.Color = c
+		p.Add(sc, bars)
+		p.Legend.Add(fmt.Sprintf("level %.2f", l.TargetUtilization), sc)
+	}
+	return p.Save(5*vg.Inch, 5*vg.Inch, path)
+}
+
+// plotutilColor is the i-th of a few distinguishable colors.
+func plotutilColor(i int) color.Color {
+	palette := []color.Color{
+		color.RGBA{B: 220, A: 255}, color.RGBA{R: 200, A: 255}, color.RGBA{G: 140, A: 255},
+		color.RGBA{R: 200, G: 120, A: 255}, color.RGBA{R: 120, B: 160, A: 255}, color.RGBA{G: 120, B: 120, A: 255},
+	}
+	return palette[i%len(palette)]
 }

@@ -5,208 +5,418 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
-	"time"
+	"strings"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/queueing"
-	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
+	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 )
+
+// batchesPerReplica is how many time-ordered batches each replica's scored
+// workloads are cut into for the batch-means confidence intervals.
+const batchesPerReplica = 5
 
 // Report is the result of a scenario.
 type Report struct {
-	Scenario   *Scenario        `json:"scenario"`
-	KEff       int              `json:"kEff"`
-	Bottleneck string           `json:"bottleneck"`
-	Levels     []LevelResult    `json:"levels"`
-	Workloads  []WorkloadResult `json:"-"`
+	Spec *Spec `json:"scenario"`
+	// WallTime is how long the scenario ran.
+	WallTime string        `json:"wallTime"`
+	Levels   []LevelResult `json:"levels"`
+	// Samples are the scored workloads (after the warm-up), for the CSV
+	// and the plots.
+	Samples []ScoredSample `json:"-"`
 }
 
-// LevelResult compares the predictors at one utilization level. Waits are
-// seconds from creation to quota reservation, as the harness observed them
-// (watch events; API timestamps have whole-second resolution).
+// LevelResult is one level, pooled over its seeds and queues, then broken
+// down by ClusterQueue and by priority class.
 type LevelResult struct {
-	TargetUtilization   float64 `json:"targetUtilization"`
+	TargetUtilization float64 `json:"targetUtilization"`
+	// ObservedUtilization is the offered work of the feasible arrivals
+	// over the nominal k_eff and the arrival span, pooled over the queues.
 	ObservedUtilization float64 `json:"observedUtilization"`
+	Seeds               int     `json:"seeds"`
 	Workloads           int     `json:"workloads"`
+	Warmup              int     `json:"warmup"`
 	Unfeasible          int     `json:"unfeasible"`
-	// UnfeasibleLabelled counts the unfeasible workloads the visibility API
-	// labelled Unfeasible; QuotableMislabelled the feasible ones it
-	// labelled Unfeasible.
+	// UnfeasibleLabelled counts the unfeasible workloads the estimator
+	// published as Unfeasible; QuotableMislabelled the feasible ones.
 	UnfeasibleLabelled  int `json:"unfeasibleLabelled"`
 	QuotableMislabelled int `json:"quotableMislabelled"`
-	// PaperMeanWait is the paper's Approximation 1 at the target
-	// utilization; PaperMeanWaitObserved at the observed one (nil when ≥ 1).
-	PaperMeanWait         *float64 `json:"paperMeanWait"`
-	PaperMeanWaitObserved *float64 `json:"paperMeanWaitObserved"`
-	WhittMeanWait         *float64 `json:"whittMeanWait"`
-	ForecastMeanWait      *float64 `json:"forecastMeanWait"`
-	ObservedMeanWait      float64  `json:"observedMeanWait"`
-	// ForecastedMeanWait is the observed mean wait of the forecasted
-	// workloads (the ones seen waiting), to set against ForecastMeanWait.
-	ForecastedMeanWait *float64 `json:"forecastedMeanWait"`
-	// Forecasted is how many feasible workloads were seen pending with a
-	// forecast; the MAEs below are over those, for every predictor alike.
-	Forecasted  int      `json:"forecasted"`
-	MAEForecast *float64 `json:"maeForecast"`
-	MAEPaper    float64  `json:"maePaper"`
-	MAEWhitt    float64  `json:"maeWhitt"`
-	MAEEMA      float64  `json:"maeEMA"`
-	// P90Coverage is the fraction of forecasted workloads whose wait was at
-	// most the forecast P90.
-	P90Coverage *float64 `json:"p90Coverage"`
-	// LittleRatio is L/(λW) with L the time-average pending count sampled
-	// through the visibility API.
-	LittleRatio *float64 `json:"littleRatio"`
+	Figures
+	Queues     []GroupResult `json:"queues"`
+	Priorities []GroupResult `json:"priorities,omitempty"`
 }
 
-// WorkloadResult is one row of the per-workload CSV.
-type WorkloadResult struct {
+// GroupResult is the figures of one ClusterQueue or priority class of a
+// level.
+type GroupResult struct {
+	Name string `json:"name"`
+	// For a ClusterQueue: its nominal k_eff, bottleneck, target and
+	// observed utilization, and Little's L/(λW) from sampled pending counts.
+	KEff                int      `json:"kEff,omitempty"`
+	Bottleneck          string   `json:"bottleneck,omitempty"`
+	TargetUtilization   float64  `json:"targetUtilization,omitempty"`
+	ObservedUtilization float64  `json:"observedUtilization,omitempty"`
+	LittleRatio         *float64 `json:"littleRatio,omitempty"`
+	Figures
+}
+
+// Figures are the accuracy of every predictor over one set of scored
+// workloads, counted after the warm-up. Every predictor is scored on the
+// same workloads, from the same moment (their first published estimate);
+// a predictor that had no answer for some of them is scored on the others
+// and says how many it answered (n).
+type Figures struct {
+	Feasible               int `json:"feasible"`
+	Scored                 int `json:"scored"`
+	AdmittedBeforeEstimate int `json:"admittedBeforeEstimate"`
+	// ObservedMeanWait is the mean whole wait (creation to first
+	// admission) of the feasible workloads; ScoredMeanRemaining the mean
+	// wait that remained from the first estimate of the scored ones.
+	ObservedMeanWait    float64                    `json:"observedMeanWait"`
+	ScoredMeanRemaining float64                    `json:"scoredMeanRemaining"`
+	Predictors          map[string]PredictorResult `json:"predictors"`
+	// ForecastMAERatio is the forecast's MAE over each baseline's, on the
+	// workloads both answered, with a batch-means 95% interval.
+	ForecastMAERatio map[string]RatioResult `json:"forecastMAERatio,omitempty"`
+	P50Coverage      *float64               `json:"p50Coverage"`
+	P50CoverageCI95  *[2]float64            `json:"p50CoverageCI95"`
+	P90Coverage      *float64               `json:"p90Coverage"`
+	P90CoverageCI95  *[2]float64            `json:"p90CoverageCI95"`
+	// PinballP50 and PinballP90 are the quantile losses of the forecast's
+	// P50 and P90 (seconds).
+	PinballP50 *float64 `json:"pinballP50"`
+	PinballP90 *float64 `json:"pinballP90"`
+}
+
+// PredictorResult is one predictor's accuracy.
+type PredictorResult struct {
+	N              int         `json:"n"`
+	MAE            float64     `json:"mae"`
+	MAECI95        *[2]float64 `json:"maeCI95"`
+	MedianAbsError float64     `json:"medianAbsError"`
+	Bias           float64     `json:"bias"`
+	BiasCI95       *[2]float64 `json:"biasCI95"`
+	// RelativeError is the mean |error|/actual over the workloads that
+	// waited at least RelativeFloor seconds (half the mean service).
+	RelativeError  *float64 `json:"relativeError"`
+	RelativeN      int      `json:"relativeN"`
+	RelativeFloorS float64  `json:"relativeFloorSeconds"`
+}
+
+// RatioResult is a ratio of MAEs with its interval.
+type RatioResult struct {
+	N      int         `json:"n"`
+	Ratio  float64     `json:"ratio"`
+	CI95   *[2]float64 `json:"ci95"`
+	Better bool        `json:"forecastBetter"`
+}
+
+// ScoredSample is one scored admission of a workload: what each predictor
+// said at its first published estimate and the wait that remained.
+type ScoredSample struct {
 	Level         float64
-	Name          string
-	Unfeasible    bool
-	Admissibility string
-	CreatedAt     float64 // seconds from the level's first arrival
-	Wait          float64
-	Service       float64
-	Forecast      *float64
-	P50, P90      *float64
-	Method        string
-	EMA           float64
-	Paper         float64
+	Seed          int
+	Queue         string
+	Class         string
+	PriorityClass string
+	Workload      string
+	// Batch is the batch-means label (replica × time-ordered batch).
+	Batch int
+	Score estimator.Score
 }
 
-func summarize(sc *Scenario, level float64, keff int, runs []*workloadRun, pendingSamples []int) (LevelResult, []WorkloadResult) {
-	lr := LevelResult{TargetUtilization: level, Workloads: len(runs)}
-	meanS, scv := sc.MeanService.Seconds(), sc.serviceSCV()
-	if d, err := queueing.PaperApproximation1(keff, level, meanS, scv); err == nil && d.Stable {
-		lr.PaperMeanWait = ptr(d.MeanWait)
+// interval turns an accuracy.Interval into the JSON pair.
+func interval(i accuracy.Interval) *[2]float64 {
+	if !i.Defined {
+		return nil
 	}
-	if d, err := queueing.WhittGIGkWait(keff, level, meanS, sc.arrivalSCV(), scv); err == nil && d.Stable {
-		lr.WhittMeanWait = ptr(d.MeanWait)
-	}
-	var first, last time.Time
-	var serviceSum float64
-	var feasible []*workloadRun
-	for _, r := range runs {
-		if first.IsZero() || r.created.Before(first) {
-			first = r.created
-		}
-		if r.created.After(last) {
-			last = r.created
-		}
-		if r.unfeasible {
-			lr.Unfeasible++
-			if r.admissibility == "Unfeasible" {
-				lr.UnfeasibleLabelled++
-			}
-			continue
-		}
-		if r.admissibility == "Unfeasible" {
-			lr.QuotableMislabelled++
-		}
-		serviceSum += r.service
-		feasible = append(feasible, r)
-	}
-	arrivalSpan := last.Sub(first).Seconds()
-	lambdaObs := 0.0
-	if arrivalSpan > 0 {
-		lambdaObs = float64(len(feasible)-1) / arrivalSpan
-	}
-	if len(feasible) > 0 {
-		lr.ObservedUtilization = lambdaObs * serviceSum / float64(len(feasible)) / float64(keff)
-	}
-	if d, err := queueing.PaperApproximation1(keff, lr.ObservedUtilization, meanS, scv); err == nil && d.Stable {
-		lr.PaperMeanWaitObserved = ptr(d.MeanWait)
-	}
-
-	// The EMA baseline predicts each arrival's wait from the waits of the
-	// workloads admitted before it arrived, in admission order.
-	admitted := append([]*workloadRun(nil), feasible...)
-	sort.Slice(admitted, func(i, j int) bool { return admitted[i].admitted.Before(admitted[j].admitted) })
-	emaAt := func(t time.Time) float64 {
-		e, _ := stats.NewEMA(stats.DefaultEMAAlpha)
-		for _, a := range admitted {
-			if !a.admitted.Before(t) {
-				break
-			}
-			e.Observe(a.admitted.Sub(a.created).Seconds())
-		}
-		v, _ := e.Value()
-		return v
-	}
-
-	var rows []WorkloadResult
-	var waitSum, fSum, fWaitSum, fErr, pErr, wErr, eErr float64
-	covered := 0
-	for _, r := range runs {
-		row := WorkloadResult{Level: level, Name: r.name, Unfeasible: r.unfeasible, Admissibility: r.admissibility,
-			CreatedAt: r.created.Sub(first).Seconds(), Service: r.service}
-		if lr.PaperMeanWait != nil {
-			row.Paper = *lr.PaperMeanWait
-		}
-		if r.unfeasible {
-			rows = append(rows, row)
-			continue
-		}
-		row.Wait = max(r.admitted.Sub(r.created).Seconds(), 0)
-		row.EMA = emaAt(r.created)
-		waitSum += row.Wait
-		if est := r.estimate; est != nil && est.ExpectedWaitMilliseconds != nil {
-			// The estimate is the remaining wait from estimatedAt (when it
-			// was computed); without it, from when it was read.
-			from := r.seenAt
-			if est.EstimatedAt != nil {
-				from = est.EstimatedAt.Time
-			}
-			elapsed := max(from.Sub(r.created).Seconds(), 0)
-			row.Forecast = ptr(elapsed + float64(*est.ExpectedWaitMilliseconds)/1000)
-			if est.P50WaitMilliseconds != nil {
-				row.P50 = ptr(elapsed + float64(*est.P50WaitMilliseconds)/1000)
-			}
-			if est.P90WaitMilliseconds != nil {
-				row.P90 = ptr(elapsed + float64(*est.P90WaitMilliseconds)/1000)
-			}
-			row.Method = string(est.Method)
-			lr.Forecasted++
-			fSum += *row.Forecast
-			fWaitSum += row.Wait
-			fErr += math.Abs(*row.Forecast - row.Wait)
-			pErr += math.Abs(row.Paper - row.Wait)
-			if lr.WhittMeanWait != nil {
-				wErr += math.Abs(*lr.WhittMeanWait - row.Wait)
-			}
-			eErr += math.Abs(row.EMA - row.Wait)
-			if row.P90 != nil && row.Wait <= *row.P90 {
-				covered++
-			}
-		}
-		rows = append(rows, row)
-	}
-	if len(feasible) > 0 {
-		lr.ObservedMeanWait = waitSum / float64(len(feasible))
-	}
-	if n := float64(lr.Forecasted); n > 0 {
-		lr.MAEForecast = ptr(fErr / n)
-		lr.MAEPaper, lr.MAEWhitt, lr.MAEEMA = pErr/n, wErr/n, eErr/n
-		lr.ForecastMeanWait = ptr(fSum / n)
-		lr.ForecastedMeanWait = ptr(fWaitSum / n)
-		lr.P90Coverage = ptr(float64(covered) / n)
-	}
-	if len(pendingSamples) > 0 && lambdaObs > 0 && lr.ObservedMeanWait > 0 {
-		l := 0.0
-		for _, s := range pendingSamples {
-			l += float64(s)
-		}
-		l /= float64(len(pendingSamples))
-		lr.LittleRatio = ptr(l / (lambdaObs * lr.ObservedMeanWait))
-	}
-	return lr, rows
+	return &[2]float64{i.Low, i.High}
 }
 
 func ptr(v float64) *float64 { return &v }
 
+// buildReport joins what the replicas observed with the ledger's scores.
+func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Report {
+	r := &Report{Spec: spec}
+	levels := map[int]*levelAcc{}
+	for ri, rr := range replicas {
+		p := rr.plan
+		la := levels[p.LevelIndex]
+		if la == nil {
+			la = &levelAcc{result: LevelResult{TargetUtilization: p.Level}, queues: map[string]*groupAcc{}, prios: map[string]*groupAcc{}}
+			levels[p.LevelIndex] = la
+		}
+		la.result.Seeds++
+		queuePlans := map[string]QueuePlan{}
+		for _, q := range p.Queues {
+			queuePlans[q.Name] = q
+			g := la.queue(q)
+			g.target = q.Rho
+		}
+		var replicaSamples []ScoredSample
+		for _, run := range rr.runs {
+			a := run.arrival
+			la.result.Workloads++
+			if a.Unfeasible {
+				la.result.Unfeasible++
+				if run.label == string(estimator.Unfeasible) {
+					la.result.UnfeasibleLabelled++
+				}
+				continue
+			}
+			if run.label == string(estimator.Unfeasible) {
+				la.result.QuotableMislabelled++
+			}
+			q := queuePlans[a.Queue]
+			g := la.queue(q)
+			g.work += a.Service
+			la.work += a.Service
+			la.meanS = append(la.meanS, a.Service)
+			taken := scores.take(run.key)
+			if a.Warmup {
+				la.result.Warmup++
+				continue
+			}
+			pg := la.prio(a.PriorityClass)
+			before := max(len(run.admissions)-len(taken), 0)
+			la.before += before
+			g.before += before
+			pg.before += before
+			g.feasible++
+			pg.feasible++
+			if len(run.admissions) > 0 {
+				w := run.admissions[0].Sub(run.created).Seconds()
+				la.waits = append(la.waits, w)
+				g.waits = append(g.waits, w)
+				pg.waits = append(pg.waits, w)
+			}
+			for _, sc := range taken {
+				replicaSamples = append(replicaSamples, ScoredSample{
+					Level: p.Level, Seed: p.SeedIndex, Queue: a.Queue, Class: a.Class, PriorityClass: a.PriorityClass,
+					Workload: string(run.key), Score: sc,
+				})
+			}
+		}
+		for _, q := range p.Queues {
+			g := la.queue(q)
+			span := max(p.Span, 1e-9)
+			g.servers += float64(q.KEff.Servers) * span
+			la.servers += float64(q.KEff.Servers) * span
+			g.pending = append(g.pending, meanInts(rr.pendingSamples[q.Name]))
+			g.lambda = append(g.lambda, float64(q.Arrivals)/span)
+		}
+		// Batches: contiguous in time within the replica.
+		slices.SortStableFunc(replicaSamples, func(a, b ScoredSample) int { return a.Score.EstimatedAt.Compare(b.Score.EstimatedAt) })
+		for i, b := range accuracy.Batches(len(replicaSamples), batchesPerReplica) {
+			replicaSamples[i].Batch = ri*batchesPerReplica + b
+		}
+		for _, s := range replicaSamples {
+			la.samples = append(la.samples, s)
+			la.queues[s.Queue].samples = append(la.queues[s.Queue].samples, s)
+			la.prios[s.PriorityClass].samples = append(la.prios[s.PriorityClass].samples, s)
+		}
+	}
+	for _, li := range slices.Sorted(maps.Keys(levels)) {
+		la := levels[li]
+		lr := la.result
+		if la.servers > 0 {
+			lr.ObservedUtilization = la.work / la.servers
+		}
+		floor := mean(la.meanS) / 2
+		lr.Figures = figures(la.samples, la.waits, la.before, floor)
+		for _, name := range slices.Sorted(maps.Keys(la.queues)) {
+			g := la.queues[name]
+			gr := GroupResult{Name: name, KEff: g.keff, Bottleneck: g.bottleneck, TargetUtilization: g.target}
+			if g.servers > 0 {
+				gr.ObservedUtilization = g.work / g.servers
+			}
+			if l, lam, w := mean(g.pending), mean(g.lambda), mean(g.waits); lam > 0 && w > 0 && l > 0 {
+				gr.LittleRatio = ptr(l / (lam * w))
+			}
+			gr.Figures = figures(g.samples, g.waits, g.before, g.meanService/2)
+			lr.Queues = append(lr.Queues, gr)
+		}
+		if len(la.prios) > 1 {
+			for _, name := range slices.Sorted(maps.Keys(la.prios)) {
+				g := la.prios[name]
+				gr := GroupResult{Name: name}
+				if name == "" {
+					gr.Name = "(none)"
+				}
+				gr.Figures = figures(g.samples, g.waits, g.before, floor)
+				lr.Priorities = append(lr.Priorities, gr)
+			}
+		}
+		r.Levels = append(r.Levels, lr)
+		r.Samples = append(r.Samples, la.samples...)
+	}
+	return r
+}
+
+// groupAcc accumulates one ClusterQueue's or priority class's samples.
+type groupAcc struct {
+	samples          []ScoredSample
+	waits            []float64
+	before, feasible int
+	keff             int
+	bottleneck       string
+	target           float64
+	meanService      float64
+	work, servers    float64
+	pending, lambda  []float64
+}
+
+// levelAcc accumulates one level over its replicas.
+type levelAcc struct {
+	result  LevelResult
+	samples []ScoredSample
+	waits   []float64 // whole first waits of feasible non-warm-up workloads
+	before  int
+	queues  map[string]*groupAcc
+	prios   map[string]*groupAcc
+	work    float64
+	servers float64
+	meanS   []float64
+}
+
+func (la *levelAcc) queue(q QueuePlan) *groupAcc {
+	g := la.queues[q.Name]
+	if g == nil {
+		g = &groupAcc{keff: q.KEff.Servers, bottleneck: q.KEff.Resource, meanService: q.MeanService}
+		la.queues[q.Name] = g
+	}
+	return g
+}
+
+func (la *levelAcc) prio(name string) *groupAcc {
+	g := la.prios[name]
+	if g == nil {
+		g = &groupAcc{}
+		la.prios[name] = g
+	}
+	return g
+}
+
+// figures scores every predictor on samples; waits are the whole waits of
+// the feasible workloads, before how many were admitted with no estimate.
+func figures(samples []ScoredSample, waits []float64, before int, relativeFloor float64) Figures {
+	f := Figures{
+		Feasible: len(waits), Scored: len(samples), AdmittedBeforeEstimate: before,
+		ObservedMeanWait: mean(waits), Predictors: map[string]PredictorResult{},
+	}
+	// The feasible count is of workloads; a preempted workload may be
+	// admitted, and scored, more than once.
+	var remaining []float64
+	for _, s := range samples {
+		remaining = append(remaining, s.Score.Actual.Seconds())
+	}
+	f.ScoredMeanRemaining = mean(remaining)
+	answered := func(p estimator.Predictor) []accuracy.Sample {
+		var out []accuracy.Sample
+		for _, s := range samples {
+			if pred := s.Score.Prediction(p); pred.OK {
+				out = append(out, accuracy.Sample{Predicted: pred.Wait.Seconds(), Actual: s.Score.Actual.Seconds(), Batch: s.Batch})
+			}
+		}
+		return out
+	}
+	for _, p := range estimator.Predictors {
+		set := answered(p)
+		if len(set) == 0 {
+			continue
+		}
+		sum := accuracy.Summarize(set, relativeFloor)
+		pr := PredictorResult{
+			N: sum.N, MAE: sum.MAE, MAECI95: interval(sum.MAEInterval), MedianAbsError: sum.MedianAbsoluteError,
+			Bias: sum.Bias, BiasCI95: interval(sum.BiasInterval), RelativeN: sum.RelativeN, RelativeFloorS: sum.RelativeFloor,
+		}
+		if sum.RelativeN > 0 {
+			pr.RelativeError = ptr(sum.MeanRelativeError)
+		}
+		f.Predictors[string(p)] = pr
+	}
+	// The forecast against each baseline, on the workloads both answered.
+	for _, base := range estimator.Predictors[1:] {
+		var num, den []accuracy.Sample
+		for _, s := range samples {
+			fp, bp := s.Score.Forecast, s.Score.Prediction(base)
+			if !fp.OK || !bp.OK {
+				continue
+			}
+			actual := s.Score.Actual.Seconds()
+			num = append(num, accuracy.Sample{Predicted: fp.Wait.Seconds(), Actual: actual, Batch: s.Batch})
+			den = append(den, accuracy.Sample{Predicted: bp.Wait.Seconds(), Actual: actual, Batch: s.Batch})
+		}
+		if ratio, ok := accuracy.CompareMAE(num, den); ok {
+			if f.ForecastMAERatio == nil {
+				f.ForecastMAERatio = map[string]RatioResult{}
+			}
+			f.ForecastMAERatio[string(base)] = RatioResult{N: ratio.N, Ratio: ratio.Ratio, CI95: interval(ratio.Interval),
+				Better: ratio.Interval.Defined && ratio.Interval.High < 1}
+		}
+	}
+	for _, q := range []struct {
+		level             float64
+		pred              func(estimator.Score) estimator.Prediction
+		coverage, pinball **float64
+		ci                **[2]float64
+	}{
+		{0.5, func(s estimator.Score) estimator.Prediction { return s.P50 }, &f.P50Coverage, &f.PinballP50, &f.P50CoverageCI95},
+		{0.9, func(s estimator.Score) estimator.Prediction { return s.P90 }, &f.P90Coverage, &f.PinballP90, &f.P90CoverageCI95},
+	} {
+		var set, hits []accuracy.Sample
+		for _, s := range samples {
+			if pred := q.pred(s.Score); pred.OK {
+				set = append(set, accuracy.Sample{Predicted: pred.Wait.Seconds(), Actual: s.Score.Actual.Seconds(), Batch: s.Batch})
+				hits = append(hits, accuracy.Sample{Predicted: indicator(s.Score.Actual <= pred.Wait), Batch: s.Batch})
+			}
+		}
+		score, ok := accuracy.ScoreQuantile(set, q.level)
+		if !ok {
+			continue
+		}
+		*q.coverage, *q.pinball = ptr(score.Coverage), ptr(score.PinballLoss)
+		// Coverage is the mean of hit indicators: its interval is the
+		// batch-means one (successive waits are correlated, so a Wilson
+		// interval, which assumes independence, would be too narrow).
+		*q.ci = interval(accuracy.Summarize(hits, 0).BiasInterval)
+	}
+	return f
+}
+
+func indicator(ok bool) float64 {
+	if ok {
+		return 1
+	}
+	return 0
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func meanInts(v []int) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range v {
+		s += float64(x)
+	}
+	return s / float64(len(v))
+}
+
+// cell formats an optional figure.
 func cell(v *float64, format string) string {
 	if v == nil {
 		return "—"
@@ -214,23 +424,91 @@ func cell(v *float64, format string) string {
 	return fmt.Sprintf(format, *v)
 }
 
-// WriteMarkdown writes the per-level table.
+// maeCell is "MAE [lo, hi]" of a predictor, with its n when it answered
+// fewer than scored.
+func (f Figures) maeCell(p estimator.Predictor) string {
+	pr, ok := f.Predictors[string(p)]
+	if !ok {
+		return "—"
+	}
+	out := fmt.Sprintf("%.2f", pr.MAE)
+	if pr.MAECI95 != nil {
+		out += fmt.Sprintf(" [%.2f, %.2f]", pr.MAECI95[0], pr.MAECI95[1])
+	}
+	if pr.N != f.Scored {
+		out += fmt.Sprintf(" (n %d)", pr.N)
+	}
+	return out
+}
+
+func (f Figures) ratioCell(base estimator.Predictor) string {
+	r, ok := f.ForecastMAERatio[string(base)]
+	if !ok {
+		return "—"
+	}
+	out := fmt.Sprintf("%.2f", r.Ratio)
+	if r.CI95 != nil {
+		out += fmt.Sprintf(" [%.2f, %.2f]", r.CI95[0], r.CI95[1])
+	}
+	return out
+}
+
+func coverageCell(v *float64, ci *[2]float64) string {
+	if v == nil {
+		return "—"
+	}
+	out := fmt.Sprintf("%.2f", *v)
+	if ci != nil {
+		out += fmt.Sprintf(" [%.2f, %.2f]", max(ci[0], 0), min(ci[1], 1))
+	}
+	return out
+}
+
+const figuresHeader = "| scored / feasible | admitted before estimate | W observed (s) | remaining (s) | MAE forecast | MAE EMA | MAE paper | MAE Whitt | forecast ÷ EMA | forecast ÷ paper | P50 coverage | P90 coverage |"
+
+func (f Figures) row() string {
+	return fmt.Sprintf("| %d / %d | %d | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s |",
+		f.Scored, f.Feasible, f.AdmittedBeforeEstimate, f.ObservedMeanWait, f.ScoredMeanRemaining,
+		f.maeCell(estimator.PredictorForecast), f.maeCell(estimator.PredictorEMA), f.maeCell(estimator.PredictorPaper), f.maeCell(estimator.PredictorWhitt),
+		f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
+		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
+}
+
+// WriteMarkdown writes the scenario's tables: one row per level, then per
+// ClusterQueue and per priority class where there are several.
 func (r *Report) WriteMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "### %s\n\n", r.Scenario.Name)
-	if r.Scenario.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", r.Scenario.Description)
+	s := r.Spec
+	fmt.Fprintf(w, "### %s\n\n", s.Name)
+	if s.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", s.Description)
 	}
-	fmt.Fprintf(w, "k_eff = %d (bottleneck %s), E[S] = %s, %d workloads per level.\n\n", r.KEff, r.Bottleneck, r.Scenario.MeanService, r.Scenario.JobsPerLevel)
-	if d := r.Scenario.DRA; d != nil {
-		fmt.Fprintf(w, "Each workload claims %d device(s) of DeviceClass %s through a ResourceClaimTemplate; Kueue's DRA integration counts them as %s.\n\n", d.Count, d.DeviceClass, d.Resource)
-	}
-	fmt.Fprintln(w, "| ρ target | ρ observed | Ŵ paper (s) | Ŵ Whitt (s) | observed W (s) | forecasted | mean forecast (s) | their W (s) | MAE forecast | MAE EMA | MAE paper | MAE Whitt | P90 coverage | Little |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "%d workloads per level and seed, %d seed(s), the first %.0f%% of each run's arrivals discarded as warm-up; wall time %s. "+
+		"Every predictor is scored on the same workloads (those pending at an estimator refresh), against the wait that remained from their first published estimate; "+
+		"MAEs in seconds with batch-means 95%% intervals, ratios below 1 favour the forecast.\n\n",
+		s.Workloads, s.NumSeeds(), 100*s.WarmupFraction(), r.WallTime)
+	fmt.Fprintln(w, "| ρ target | ρ observed "+figuresHeader)
+	fmt.Fprintln(w, "|---|---"+strings.Repeat("|---", 12)+"|")
 	for _, l := range r.Levels {
-		fmt.Fprintf(w, "| %.2f | %.2f | %s | %s | %.2f | %d/%d | %s | %s | %s | %.2f | %.2f | %.2f | %s | %s |\n",
-			l.TargetUtilization, l.ObservedUtilization, cell(l.PaperMeanWait, "%.2f"), cell(l.WhittMeanWait, "%.2f"),
-			l.ObservedMeanWait, l.Forecasted, l.Workloads-l.Unfeasible, cell(l.ForecastMeanWait, "%.2f"), cell(l.ForecastedMeanWait, "%.2f"),
-			cell(l.MAEForecast, "%.2f"), l.MAEEMA, l.MAEPaper, l.MAEWhitt, cell(l.P90Coverage, "%.2f"), cell(l.LittleRatio, "%.3f"))
+		fmt.Fprintf(w, "| %.2f | %.2f %s\n", l.TargetUtilization, l.ObservedUtilization, l.Figures.row())
+	}
+	multiQueue := len(s.ClusterQueues) > 1
+	for _, l := range r.Levels {
+		if multiQueue {
+			fmt.Fprintf(w, "\nLevel %.2f by ClusterQueue:\n\n", l.TargetUtilization)
+			fmt.Fprintln(w, "| ClusterQueue | k_eff | ρ target | ρ observed "+figuresHeader)
+			fmt.Fprintln(w, "|---|---|---|---"+strings.Repeat("|---", 12)+"|")
+			for _, q := range l.Queues {
+				fmt.Fprintf(w, "| %s | %d | %.2f | %.2f %s\n", q.Name, q.KEff, q.TargetUtilization, q.ObservedUtilization, q.Figures.row())
+			}
+		}
+		if len(l.Priorities) > 1 {
+			fmt.Fprintf(w, "\nLevel %.2f by priority class:\n\n", l.TargetUtilization)
+			fmt.Fprintln(w, "| priority class "+figuresHeader)
+			fmt.Fprintln(w, "|---"+strings.Repeat("|---", 12)+"|")
+			for _, p := range l.Priorities {
+				fmt.Fprintf(w, "| %s %s\n", p.Name, p.Figures.row())
+			}
+		}
 	}
 	for _, l := range r.Levels {
 		if l.Unfeasible > 0 || l.QuotableMislabelled > 0 {
@@ -248,20 +526,22 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// WriteCSV writes one row per workload.
+// WriteCSV writes one row per scored admission.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"level", "workload", "unfeasible", "admissibility", "created_s", "wait_s", "service_s", "forecast_s", "p50_s", "p90_s", "method", "ema_s", "paper_s"})
-	opt := func(v *float64) string {
-		if v == nil {
+	_ = cw.Write([]string{"level", "seed", "queue", "class", "priority_class", "workload", "batch", "method",
+		"waited_s", "actual_s", "forecast_s", "p50_s", "p90_s", "ema_s", "paper_s", "whitt_s"})
+	pred := func(p estimator.Prediction) string {
+		if !p.OK {
 			return ""
 		}
-		return strconv.FormatFloat(*v, 'f', 3, 64)
+		return strconv.FormatFloat(p.Wait.Seconds(), 'f', 3, 64)
 	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-	for _, row := range r.Workloads {
-		_ = cw.Write([]string{f(row.Level), row.Name, strconv.FormatBool(row.Unfeasible), row.Admissibility, f(row.CreatedAt),
-			f(row.Wait), f(row.Service), opt(row.Forecast), opt(row.P50), opt(row.P90), row.Method, f(row.EMA), f(row.Paper)})
+	for _, s := range r.Samples {
+		sc := s.Score
+		_ = cw.Write([]string{strconv.FormatFloat(s.Level, 'f', 2, 64), strconv.Itoa(s.Seed), s.Queue, s.Class, s.PriorityClass, s.Workload,
+			strconv.Itoa(s.Batch), string(sc.Method), strconv.FormatFloat(sc.Waited.Seconds(), 'f', 3, 64), strconv.FormatFloat(sc.Actual.Seconds(), 'f', 3, 64),
+			pred(sc.Forecast), pred(sc.P50), pred(sc.P90), pred(sc.EMA), pred(sc.Paper), pred(sc.Whitt)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -271,11 +551,16 @@ func (r *Report) WriteCSV(w io.Writer) error {
 // closing screen).
 func (r *Report) WriteSummary(w io.Writer) error {
 	for _, l := range r.Levels {
-		fmt.Fprintf(w, "Summary: %d workloads (%d Unfeasible, %d labelled so by the API), target utilization %.2f, observed %.2f, k_eff %d (bottleneck %s).\n",
-			l.Workloads, l.Unfeasible, l.UnfeasibleLabelled, l.TargetUtilization, l.ObservedUtilization, r.KEff, r.Bottleneck)
-		fmt.Fprintf(w, "Observed mean wait %.2fs. Forecast seen for %d workloads that waited.\n", l.ObservedMeanWait, l.Forecasted)
-		fmt.Fprintf(w, "Mean absolute error over those: forecast %s, EMA baseline %.2fs, paper's Erlang-C %.2fs (it predicts %s for everyone). P90 coverage %s.\n",
-			fmtOpt(l.MAEForecast), l.MAEEMA, l.MAEPaper, cell(l.PaperMeanWait, "%.2fs"), cell(l.P90Coverage, "%.2f"))
+		fmt.Fprintf(w, "Summary: %d workloads (%d Unfeasible, %d labelled so), target utilization %.2f, observed %.2f.\n",
+			l.Workloads, l.Unfeasible, l.UnfeasibleLabelled, l.TargetUtilization, l.ObservedUtilization)
+		fmt.Fprintf(w, "Observed mean wait %.2fs. %d of %d feasible workloads were scored (pending when the estimator refreshed; %d admitted before any estimate).\n",
+			l.ObservedMeanWait, l.Scored, l.Feasible, l.AdmittedBeforeEstimate)
+		if l.Scored == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "Mean absolute error of the wait that remained from each workload's first estimate: forecast %s s, EMA %s s, paper's Erlang-C %s s, Whitt %s s. P50 coverage %s, P90 coverage %s.\n",
+			l.maeCell(estimator.PredictorForecast), l.maeCell(estimator.PredictorEMA), l.maeCell(estimator.PredictorPaper), l.maeCell(estimator.PredictorWhitt),
+			coverageCell(l.P50Coverage, l.P50CoverageCI95), coverageCell(l.P90Coverage, l.P90CoverageCI95))
 	}
 	return nil
 }

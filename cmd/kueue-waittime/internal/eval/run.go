@@ -2,10 +2,10 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,51 +13,80 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
 	"sigs.k8s.io/kueue/pkg/workload/finish"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
 )
 
-// Harness runs scenarios against a control plane with Kueue running.
+// Harness runs scenarios against a control plane with the patched Kueue
+// running in process.
 type Harness struct {
 	CP *controlplane.ControlPlane
-	// PollInterval is how often the visibility API is read while
-	// workloads are pending.
+	// Estimator is the running Kueue's wait time estimator, whose
+	// published results are sampled.
+	Estimator *estimator.Estimator
+	// Scores is the estimator's metrics reporter (startKueue installs it):
+	// the prediction ledger's scores are read from it.
+	Scores *ScoreRecorder
+	// PollInterval is how often the estimator's published results are
+	// sampled for the admissibility labels and the pending counts.
 	PollInterval time.Duration
-	// Progress receives one line per level; nil discards.
+	// Progress receives one line per replica; nil discards.
 	Progress io.Writer
-	// Live, when set, receives a redrawn table of the pending workloads
-	// (position, admissibility, ETA) at every poll, for a terminal.
+	// Live, when set, receives a redrawn table of the first ClusterQueue's
+	// pending workloads as the visibility API serves them.
 	Live io.Writer
-	// Namespace, when set, names the namespace of the first level (later
-	// levels get "-<index>" appended); by default each level gets a
-	// generated name.
+	// Namespace, when set, names the namespace (and the prefix of the
+	// cluster-scoped objects) of a scenario with a single replica.
 	Namespace string
+	// Parallel is how many replicas run at once (0: all of a scenario).
+	Parallel int
+	// adjustPlan, when set, changes each plan before it runs.
+	adjustPlan func(*Plan)
 }
 
-// workloadRun is what the harness observed of one workload.
+// makeUnfeasible turns arrival i of a plan into one asking for demand,
+// which its ClusterQueue can never hold.
+func makeUnfeasible(p *Plan, i int, demand map[string]string) {
+	if i < 0 || i >= len(p.Arrivals) {
+		return
+	}
+	p.Arrivals[i].Unfeasible, p.Arrivals[i].Demand = true, demand
+}
+
+// workloadRun is what the harness observed of one arrival.
 type workloadRun struct {
-	name       string
-	unfeasible bool
-	service    float64
-	created    time.Time
-	admitted   time.Time
+	arrival Arrival
+	key     workload.Reference
+	created time.Time
+	// admissions are the quota reservations seen; admitted is whether it
+	// holds one now, and generation counts reservations and evictions so
+	// that a finish timer of an evicted reservation does nothing.
+	admissions []time.Time
+	admitted   bool
+	generation int
 	finished   bool
-	// first estimate seen through the visibility API
-	seenAt        time.Time
-	estimate      *visibility.WaitTimeEstimate
-	admissibility string
+	// label is the admissibility the estimator first published for it.
+	label string
+}
+
+// replicaRun is one (level, seed) replica's observations.
+type replicaRun struct {
+	plan    Plan
+	replica Replica
+	runs    []*workloadRun
+	// pending samples, per queue, of the Quotable pending workloads.
+	pendingSamples map[string][]int
+	start          time.Time
 }
 
 func (h *Harness) progressf(format string, args ...any) {
@@ -66,297 +95,270 @@ func (h *Harness) progressf(format string, args ...any) {
 	}
 }
 
-// Run runs every level of a scenario in turn.
-func (h *Harness) Run(ctx context.Context, sc *Scenario) (*Report, error) {
+// Run runs every level × seed replica of a scenario, Parallel at a time,
+// and scores them.
+func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	if h.PollInterval <= 0 {
 		h.PollInterval = 200 * time.Millisecond
 	}
-	model, err := sc.capacityModel()
-	if err != nil {
+	if h.Scores == nil || h.Estimator == nil {
+		return nil, errors.New("eval: the harness has no estimator or score recorder (start Kueue with startKueue)")
+	}
+	var plans []Plan
+	for _, level := range spec.Levels {
+		for seed := range spec.NumSeeds() {
+			p, err := spec.Plan(level, seed)
+			if err != nil {
+				return nil, fmt.Errorf("level %v seed %d: %w", level, seed, err)
+			}
+			if h.adjustPlan != nil {
+				h.adjustPlan(&p)
+			}
+			plans = append(plans, p)
+		}
+	}
+	if h.Namespace != "" && len(plans) != 1 {
+		return nil, fmt.Errorf("eval: a fixed namespace takes a scenario of one level and one seed, not %d replicas", len(plans))
+	}
+	if err := h.createShared(ctx, spec); err != nil {
 		return nil, err
 	}
-	keff, err := capacity.KEff(model.cq, model.demand, capacity.BasisNominal)
-	if err != nil {
-		return nil, fmt.Errorf("k_eff of the scenario: %w", err)
+	start := time.Now()
+	parallel := h.Parallel
+	if parallel <= 0 {
+		parallel = len(plans)
 	}
-	if keff.Servers < 1 || keff.Unbounded {
-		return nil, fmt.Errorf("the demand gives k_eff = %d: nothing to queue for", keff.Servers)
+	results := make([]*replicaRun, len(plans))
+	errs := make([]error, len(plans))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rep := Replica{Prefix: fmt.Sprintf("%s-l%d-s%d", sanitize(spec.Name), p.LevelIndex, p.SeedIndex)}
+			if h.Namespace != "" {
+				rep.Prefix = h.Namespace
+			}
+			rep.Namespace = rep.Prefix
+			h.progressf("%s: level %.2f seed %d: %d arrivals over %.0fs", spec.Name, p.Level, p.SeedIndex, len(p.Arrivals), p.Span)
+			results[i], errs[i] = h.runReplica(ctx, spec, p, rep)
+			if errs[i] == nil {
+				h.progressf("%s: level %.2f seed %d done", spec.Name, p.Level, p.SeedIndex)
+			}
+		})
 	}
-	report := &Report{Scenario: sc, KEff: keff.Servers, Bottleneck: keff.Resource}
-	if sc.DRA != nil {
-		if err := h.createDeviceClass(ctx, sc.DRA); err != nil {
-			return nil, err
-		}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(sc.Seed, sc.Seed^0x5851f42d4c957f2d))
-	for i, level := range sc.Levels {
-		h.progressf("level %d/%d: target utilization %.2f, %d workloads", i+1, len(sc.Levels), level, sc.JobsPerLevel)
-		runs, pendingSamples, err := h.runLevel(ctx, sc, i, level, keff.Servers, rng)
-		if err != nil {
-			return nil, fmt.Errorf("level %v: %w", level, err)
-		}
-		lr, wrs := summarize(sc, level, keff.Servers, runs, pendingSamples)
-		report.Levels = append(report.Levels, lr)
-		report.Workloads = append(report.Workloads, wrs...)
-		h.progressf("  observed utilization %.2f, mean wait %.2fs; MAE forecast %s, EMA %.2fs, paper %.2fs",
-			lr.ObservedUtilization, lr.ObservedMeanWait, fmtOpt(lr.MAEForecast), lr.MAEEMA, lr.MAEPaper)
-	}
+	report := buildReport(spec, results, h.Scores)
+	report.WallTime = time.Since(start).Round(time.Second).String()
 	return report, nil
 }
 
-func fmtOpt(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2fs", *v)
-}
-
-type scenarioModel struct {
-	cq     *capacity.ClusterQueue
-	demand capacity.Workload
-}
-
-func canonical(name string, q resource.Quantity) int64 {
-	if name == string(corev1.ResourceCPU) {
-		return q.MilliValue()
-	}
-	return q.Value()
-}
-
-func (sc *Scenario) capacityModel() (scenarioModel, error) {
-	names := make([]string, 0, len(sc.Quota))
-	for r := range sc.Quota {
-		names = append(names, r)
-	}
-	sort.Strings(names)
-	fq := capacity.FlavorQuotas{Name: "default"}
-	for _, r := range names {
-		q, err := resource.ParseQuantity(sc.Quota[r])
-		if err != nil {
-			return scenarioModel{}, err
+// createShared creates the cluster-scoped objects every replica shares:
+// ResourceFlavors and DeviceClasses.
+func (h *Harness) createShared(ctx context.Context, spec *Spec) error {
+	for _, rf := range spec.BuildResourceFlavors() {
+		if err := client.IgnoreAlreadyExists(h.CP.Client.Create(ctx, rf)); err != nil {
+			return fmt.Errorf("creating ResourceFlavor %s: %w", rf.Name, err)
 		}
-		fq.Quotas = append(fq.Quotas, capacity.Quota{Nominal: canonical(r, q)})
 	}
-	req := map[string]int64{}
-	for r, v := range sc.Demand {
-		q, err := resource.ParseQuantity(v)
-		if err != nil {
-			return scenarioModel{}, err
+	for _, dc := range spec.BuildDeviceClasses() {
+		if err := client.IgnoreAlreadyExists(h.CP.Client.Create(ctx, dc)); err != nil {
+			return fmt.Errorf("creating DeviceClass %s: %w", dc.Name, err)
 		}
-		req[r] = canonical(r, q)
 	}
-	if sc.DRA != nil {
-		// Kueue counts the claimed devices as the mapped resource.
-		req[sc.DRA.Resource] += sc.DRA.Count
-	}
-	return scenarioModel{
-		cq:     &capacity.ClusterQueue{ResourceGroups: []capacity.ResourceGroup{{Resources: names, Flavors: []capacity.FlavorQuotas{fq}}}},
-		demand: capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: req}}},
-	}, nil
+	return nil
 }
 
-func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level float64, keff int, rng *rand.Rand) ([]*workloadRun, []int, error) {
+// runReplica runs one replica in its own namespace with its own
+// ClusterQueues, cohorts and priority classes, and returns what it saw.
+func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Replica) (*replicaRun, error) {
+	if err := rep.Validate(spec); err != nil {
+		return nil, err
+	}
 	cl := h.CP.Client
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: fmt.Sprintf("eval-%s-", sanitize(sc.Name))}}
-	if h.Namespace != "" {
-		ns.GenerateName, ns.Name = "", h.Namespace
-		if index > 0 {
-			ns.Name = fmt.Sprintf("%s-%d", h.Namespace, index)
-		}
+	var objects []client.Object
+	objects = append(objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: rep.Namespace}})
+	for _, o := range spec.BuildPriorityClasses(rep) {
+		objects = append(objects, o)
 	}
-	if err := cl.Create(ctx, ns); err != nil {
-		return nil, nil, err
+	for _, o := range spec.BuildClusterQueues(rep) {
+		objects = append(objects, o)
 	}
-	rf := utiltestingapi.MakeResourceFlavor("default").Obj()
-	if err := cl.Create(ctx, rf); err != nil && !strings.Contains(err.Error(), "already exists") {
-		return nil, nil, err
+	for _, o := range spec.BuildLocalQueues(rep) {
+		objects = append(objects, o)
 	}
-	cqName := fmt.Sprintf("%s-%d", ns.Name, index)
-	fq := utiltestingapi.MakeFlavorQuotas("default")
-	for r, q := range sc.Quota {
-		fq = fq.Resource(corev1.ResourceName(r), q)
-	}
-	cqw := utiltestingapi.MakeClusterQueue(cqName).ResourceGroup(*fq.Obj())
-	if sc.QueueingStrategy != "" {
-		cqw = cqw.QueueingStrategy(kueue.QueueingStrategy(sc.QueueingStrategy))
-	}
-	cq := cqw.Obj()
-	if err := cl.Create(ctx, cq); err != nil {
-		return nil, nil, err
-	}
-	lq := utiltestingapi.MakeLocalQueue("eval", ns.Name).ClusterQueue(cqName).Obj()
-	if err := cl.Create(ctx, lq); err != nil {
-		return nil, nil, err
-	}
-	if sc.DRA != nil {
-		if err := cl.Create(ctx, claimTemplate(ns.Name, sc.DRA)); err != nil {
-			return nil, nil, fmt.Errorf("creating the ResourceClaimTemplate: %w", err)
-		}
+	for _, o := range spec.BuildClaimTemplates(rep.Namespace) {
+		objects = append(objects, o)
 	}
 	defer func() {
 		bg := context.Background()
-		_ = cl.DeleteAllOf(bg, &kueue.Workload{}, client.InNamespace(ns.Name))
-		_ = cl.Delete(bg, lq)
-		_ = cl.Delete(bg, cq)
-		_ = cl.Delete(bg, ns)
+		_ = cl.DeleteAllOf(bg, &kueue.Workload{}, client.InNamespace(rep.Namespace))
+		for _, o := range slices.Backward(objects) {
+			_ = cl.Delete(bg, o)
+		}
 	}()
-
-	lambda := level * float64(keff) / sc.MeanService.Seconds()
-	n := sc.JobsPerLevel
-	offsets := sc.arrivalOffsets(rng, n, lambda)
-	runs := make([]*workloadRun, n)
-	for i := range runs {
-		runs[i] = &workloadRun{name: fmt.Sprintf("w%04d", i), service: sc.sampleService(rng)}
-		runs[i].unfeasible = sc.UnfeasibleFraction > 0 && rng.Float64() < sc.UnfeasibleFraction
-	}
-	byName := make(map[string]*workloadRun, n)
-	for _, r := range runs {
-		byName[r.name] = r
+	for _, o := range objects {
+		if err := cl.Create(ctx, o); err != nil {
+			return nil, fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+		}
 	}
 
-	watcher, err := h.watchClient()
-	if err != nil {
-		return nil, nil, err
-	}
-	w, err := watcher.Watch(ctx, &kueue.WorkloadList{}, client.InNamespace(ns.Name))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer w.Stop()
-	vis, err := kueueclientset.NewForConfig(h.CP.Config)
-	if err != nil {
-		return nil, nil, err
-	}
-
-	var mu sync.Mutex
-	levelCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	rr := &replicaRun{plan: plan, replica: rep, pendingSamples: map[string][]int{}}
+	byName := make(map[string]*workloadRun, len(plan.Arrivals))
 	remaining := 0
-	for _, r := range runs {
-		if !r.unfeasible {
+	for _, a := range plan.Arrivals {
+		r := &workloadRun{arrival: a, key: workload.NewReference(rep.Namespace, a.Name)}
+		rr.runs = append(rr.runs, r)
+		byName[a.Name] = r
+		if !a.Unfeasible {
 			remaining++
 		}
 	}
+
+	watcher, err := client.NewWithWatch(h.CP.Config, client.Options{Scheme: h.CP.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	w, err := watcher.Watch(ctx, &kueue.WorkloadList{}, client.InNamespace(rep.Namespace))
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+
+	var mu sync.Mutex
+	replicaCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	done := make(chan struct{})
-	var levelErr error
-	// Admissions: seen on the watch; each admitted workload is finished
-	// after its service time, as a job integration would.
+	var replicaErr error
+	fail := func(err error) {
+		if replicaErr == nil && replicaCtx.Err() == nil {
+			replicaErr = err
+		}
+	}
+	finishAfter := func(r *workloadRun, generation int, key client.ObjectKey) {
+		time.AfterFunc(time.Duration(r.arrival.Service*float64(time.Second)), func() {
+			mu.Lock()
+			current := r.admitted && r.generation == generation
+			mu.Unlock()
+			if !current {
+				return // evicted meanwhile: it restarts when admitted again
+			}
+			var fresh kueue.Workload
+			err := cl.Get(replicaCtx, key, &fresh)
+			if err == nil {
+				err = finish.Finish(replicaCtx, cl, &fresh, "Succeeded", "finished by the evaluation harness", clock.RealClock{})
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				fail(fmt.Errorf("finishing %s: %w", key, err))
+				return
+			}
+			if r.finished {
+				return
+			}
+			r.finished = true
+			remaining--
+			if remaining == 0 {
+				close(done)
+			}
+		})
+	}
+	// Admissions and evictions, seen on the watch. An admitted workload is
+	// finished after its service time, as a job integration would; an
+	// evicted one (preempted) restarts from scratch when admitted again.
 	go func() {
 		for ev := range w.ResultChan() {
 			if ev.Type != watch.Modified && ev.Type != watch.Added {
 				continue
 			}
 			wl, ok := ev.Object.(*kueue.Workload)
-			if !ok || !apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) {
+			if !ok || apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
 				continue
 			}
+			reserved := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 			now := time.Now()
 			mu.Lock()
 			r := byName[wl.Name]
-			if r == nil || !r.admitted.IsZero() {
-				mu.Unlock()
-				continue
-			}
-			r.admitted = now
-			service := time.Duration(r.service * float64(time.Second))
-			if err := checkDRAUsage(wl, sc.DRA); err != nil && levelErr == nil {
-				levelErr = err
+			switch {
+			case r == nil || r.finished || reserved == r.admitted:
+			case reserved:
+				r.admitted = true
+				r.generation++
+				r.admissions = append(r.admissions, now)
+				if err := checkDRAUsage(wl, r.arrival.DRA); err != nil {
+					fail(err)
+				}
+				finishAfter(r, r.generation, client.ObjectKeyFromObject(wl))
+			default:
+				r.admitted = false
+				r.generation++
 			}
 			mu.Unlock()
-			key := client.ObjectKeyFromObject(wl)
-			time.AfterFunc(service, func() {
-				var fresh kueue.Workload
-				err := h.CP.Client.Get(levelCtx, key, &fresh)
-				if err == nil {
-					err = finish.Finish(levelCtx, h.CP.Client, &fresh, "Succeeded", "finished by the evaluation harness", clock.RealClock{})
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				r.finished = true
-				if err != nil && levelErr == nil && levelCtx.Err() == nil {
-					levelErr = fmt.Errorf("finishing %s: %w", key, err)
-				}
-				remaining--
-				if remaining == 0 {
-					close(done)
-				}
-			})
 		}
 	}()
 
-	// Predictions: read through the visibility API while workloads wait.
-	var pendingSamples []int
+	// The estimator's published results, sampled: the admissibility each
+	// workload was given and the pending counts (for Little's law).
 	go func() {
 		t := time.NewTicker(h.PollInterval)
 		defer t.Stop()
 		for {
 			select {
-			case <-levelCtx.Done():
+			case <-replicaCtx.Done():
 				return
 			case <-t.C:
 			}
-			summary, err := vis.VisibilityV1beta2().ClusterQueues().GetPendingWorkloadsSummary(levelCtx, cqName, metav1.GetOptions{})
-			if err != nil {
-				continue
-			}
-			now := time.Now()
+			results := h.Estimator.Results()
 			mu.Lock()
-			quotable := 0
-			for i := range summary.Items {
-				item := &summary.Items[i]
-				r := byName[item.Name]
-				if r == nil {
+			for _, r := range rr.runs {
+				if r.label != "" || r.created.IsZero() {
 					continue
 				}
-				if est := item.WaitTimeEstimate; est != nil {
-					if r.admissibility == "" {
-						r.admissibility = string(est.Admissibility)
-					}
-					if r.estimate == nil && est.ExpectedWaitMilliseconds != nil {
-						r.estimate, r.seenAt = est.DeepCopy(), now
-					}
-					if est.Admissibility == visibility.AdmissibilityUnfeasible {
-						continue
-					}
+				if est, ok := results.Workload(r.key); ok {
+					r.label = string(est.Admissibility)
 				}
-				quotable++
 			}
-			pendingSamples = append(pendingSamples, quotable)
-			if h.Live != nil {
-				renderLive(h.Live, cqName, summary, runs, now)
+			for _, q := range plan.Queues {
+				if m, ok := results.Queue(kueue.ClusterQueueReference(rep.ClusterQueueName(q.Name))); ok {
+					rr.pendingSamples[q.Name] = append(rr.pendingSamples[q.Name], m.PendingWorkloads-m.UnfeasibleWorkloads)
+				}
 			}
 			mu.Unlock()
 		}
 	}()
+	if h.Live != nil && len(plan.Queues) > 0 {
+		go h.liveTable(replicaCtx, rep.ClusterQueueName(plan.Queues[0].Name), rr, &mu)
+	}
 
-	start := time.Now()
-	for i, off := range offsets {
-		due := start.Add(time.Duration(off * float64(time.Second)))
+	rr.start = time.Now()
+	for _, a := range plan.Arrivals {
+		due := rr.start.Add(time.Duration(a.Offset * float64(time.Second)))
 		select {
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		case <-time.After(time.Until(due)):
 		}
-		demand := sc.Demand
-		if runs[i].unfeasible {
-			demand = sc.UnfeasibleDemand
-		}
-		ww := utiltestingapi.MakeWorkload(runs[i].name, ns.Name).Queue("eval")
-		for r, q := range demand {
-			ww = ww.Request(corev1.ResourceName(r), q)
-		}
-		wl := ww.Obj()
-		if sc.DRA != nil {
-			claimDevices(wl)
-		}
+		wl := spec.BuildWorkload(rep, a)
 		mu.Lock()
-		runs[i].created = time.Now()
+		byName[a.Name].created = time.Now()
 		mu.Unlock()
 		if err := cl.Create(ctx, wl); err != nil {
-			return nil, nil, err
+			return nil, fmt.Errorf("creating workload %s: %w", a.Name, err)
 		}
 	}
-	timeout := time.Duration(float64(n)*sc.MeanService.Seconds()*float64(time.Second)) + 2*time.Minute
+	// Generous: every feasible workload served one after another, twice.
+	var work float64
+	for _, a := range plan.Arrivals {
+		if !a.Unfeasible {
+			work += a.Service
+		}
+	}
+	timeout := time.Duration(2*work*float64(time.Second)) + 2*time.Minute
 	mu.Lock()
 	waiting := remaining > 0
 	mu.Unlock()
@@ -364,39 +366,54 @@ func (h *Harness) runLevel(ctx context.Context, sc *Scenario, index int, level f
 		select {
 		case <-done:
 		case <-time.After(timeout):
-			return nil, nil, fmt.Errorf("workloads still unfinished after %v", timeout)
+			mu.Lock()
+			defer mu.Unlock()
+			return nil, fmt.Errorf("replica %s: %d workloads still unfinished after %v", rep.Prefix, remaining, timeout)
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	if levelErr != nil {
-		return nil, nil, levelErr
+	if replicaErr != nil {
+		return nil, replicaErr
 	}
-	return runs, pendingSamples, nil
+	return rr, nil
 }
 
-// draClaimName names the ResourceClaimTemplate of a level's namespace and
-// the pod claim made from it.
+// liveTable redraws the pending workloads of a ClusterQueue as the
+// visibility API serves them, every half second, until ctx is done.
+func (h *Harness) liveTable(ctx context.Context, cq string, rr *replicaRun, mu *sync.Mutex) {
+	vis, err := kueueclientset.NewForConfig(h.CP.Config)
+	if err != nil {
+		return
+	}
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		summary, err := vis.VisibilityV1beta2().ClusterQueues().GetPendingWorkloadsSummary(ctx, cq, metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		mu.Lock()
+		renderLive(h.Live, cq, summary, rr.runs, time.Now())
+		mu.Unlock()
+	}
+}
+
+// draClaimName names the pod claim made from a ResourceClaimTemplate.
 const draClaimName = "devices"
 
-// createDeviceClass creates the scenario's DeviceClass, or keeps the one
-// there: DeviceClasses are cluster-scoped, shared by every level.
-func (h *Harness) createDeviceClass(ctx context.Context, d *DRASpec) error {
-	dc := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: d.DeviceClass}}
-	if err := client.IgnoreAlreadyExists(h.CP.Client.Create(ctx, dc)); err != nil {
-		return fmt.Errorf("creating DeviceClass %s: %w", d.DeviceClass, err)
-	}
-	return nil
-}
-
-// claimTemplate asks for exactly Count devices of the scenario's
-// DeviceClass.
+// claimTemplate asks for exactly Count devices of the DeviceClass.
 func claimTemplate(namespace string, d *DRASpec) *resourcev1.ResourceClaimTemplate {
 	return &resourcev1.ResourceClaimTemplate{
-		ObjectMeta: metav1.ObjectMeta{Name: draClaimName, Namespace: namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: ClaimTemplateName(d), Namespace: namespace},
 		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
 			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
 				Name: "devices",
@@ -410,7 +427,7 @@ func claimTemplate(namespace string, d *DRASpec) *resourcev1.ResourceClaimTempla
 	}
 }
 
-// claimDevices gives the workload's pod template a claim from the level's
+// claimDevices gives the workload's pod template a claim from a
 // ResourceClaimTemplate, consumed by its container, as Kueue's job
 // integrations copy it from a Job's pod template.
 func claimDevices(wl *kueue.Workload) {
@@ -441,10 +458,6 @@ func checkDRAUsage(wl *kueue.Workload, d *DRASpec) error {
 	return nil
 }
 
-func (h *Harness) watchClient() (client.WithWatch, error) {
-	return client.NewWithWatch(h.CP.Config, client.Options{Scheme: h.CP.Scheme})
-}
-
 func sanitize(s string) string {
 	var b strings.Builder
 	for _, c := range strings.ToLower(s) {
@@ -458,5 +471,45 @@ func sanitize(s string) string {
 	if len(out) > 30 {
 		out = out[:30]
 	}
+	return out
+}
+
+// ScoreRecorder is the estimator's metrics reporter in the evaluation: it
+// keeps the prediction ledger's scores by workload, the same scores the
+// manager's metrics are made from. Safe for concurrent use.
+type ScoreRecorder struct {
+	mu     sync.Mutex
+	scores map[workload.Reference][]estimator.Score
+}
+
+var _ estimator.MetricsReporter = (*ScoreRecorder)(nil)
+
+// ReportQueueModel implements estimator.MetricsReporter; models are read
+// from the published results instead.
+func (*ScoreRecorder) ReportQueueModel(estimator.QueueModel) {}
+
+// ClearQueueModel implements estimator.MetricsReporter.
+func (*ScoreRecorder) ClearQueueModel(kueue.ClusterQueueReference) {}
+
+// ReportUnscored implements estimator.MetricsReporter; the harness counts
+// unscored admissions per workload itself.
+func (*ScoreRecorder) ReportUnscored(kueue.ClusterQueueReference, estimator.UnscoredReason) {}
+
+// ReportScore keeps a score.
+func (s *ScoreRecorder) ReportScore(sc estimator.Score) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scores == nil {
+		s.scores = make(map[workload.Reference][]estimator.Score)
+	}
+	s.scores[sc.Workload] = append(s.scores[sc.Workload], sc)
+}
+
+// take returns and forgets the scores of a workload, in admission order.
+func (s *ScoreRecorder) take(key workload.Reference) []estimator.Score {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.scores[key]
+	delete(s.scores, key)
 	return out
 }

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
 
 // draScenario is a valid scenario requesting one GPU through DRA.
@@ -91,53 +89,6 @@ func TestDeviceClassMappings(t *testing.T) {
 // TestScenarioFiles loads every scenario of test/eval and checks the k_eff
 // the harness derives: the paper's Tables 2-4, Table 4 with its GPU claimed
 // through DRA.
-func TestScenarioFiles(t *testing.T) {
-	cases := map[string]struct {
-		wantKEff       int
-		wantBottleneck string
-		wantDRA        bool
-	}{
-		"smoke.yaml":     {wantKEff: 4, wantBottleneck: "cpu"},
-		"partition.yaml": {wantKEff: 4, wantBottleneck: "cpu"},
-		"table2.yaml":    {wantKEff: 4, wantBottleneck: "cpu"},
-		"table3.yaml":    {wantKEff: 4, wantBottleneck: "memory"},
-		"table4.yaml":    {wantKEff: 4, wantBottleneck: "example.com/gpu", wantDRA: true},
-	}
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "test", "eval", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != len(cases) {
-		t.Errorf("test/eval has %d scenarios, the test knows %d", len(files), len(cases))
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			tc, ok := cases[filepath.Base(f)]
-			if !ok {
-				t.Fatal("a scenario this test does not know: add it")
-			}
-			sc, err := LoadScenario(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (sc.DRA != nil) != tc.wantDRA {
-				t.Errorf("dra = %+v, want set: %t", sc.DRA, tc.wantDRA)
-			}
-			model, err := sc.capacityModel()
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, err := capacity.KEff(model.cq, model.demand, capacity.BasisNominal)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if k.Servers != tc.wantKEff || k.Resource != tc.wantBottleneck {
-				t.Errorf("k_eff = %d (%s), want %d (%s)", k.Servers, k.Resource, tc.wantKEff, tc.wantBottleneck)
-			}
-		})
-	}
-}
-
 func TestCheckDRAUsage(t *testing.T) {
 	d := &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1}
 	admitted := func(gpus string) *kueue.Workload {

@@ -1,0 +1,95 @@
+package eval
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+var reportT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+// syntheticReport builds a report from two replicas of a one-queue spec
+// whose workloads and ledger scores are made up, not run.
+func syntheticReport(t *testing.T) *Report {
+	t.Helper()
+	spec := SpecFromScenario(&Scenario{
+		Name: "synthetic", Quota: map[string]string{"cpu": "2"}, Demand: map[string]string{"cpu": "500m"},
+		Levels: []float64{0.8}, JobsPerLevel: 10, MeanService: Duration{2 * time.Second},
+	})
+	rec := &ScoreRecorder{}
+	var replicas []*replicaRun
+	for seed := range 2 {
+		plan, err := spec.Plan(0.8, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr := &replicaRun{plan: plan, replica: Replica{Prefix: "p", Namespace: "ns"}, pendingSamples: map[string][]int{}}
+		for i, a := range plan.Arrivals {
+			key := workload.NewReference("ns", a.Name+string(rune('a'+seed)))
+			created := reportT0.Add(time.Duration(a.Offset * float64(time.Second)))
+			run := &workloadRun{arrival: a, key: key, created: created, admissions: []time.Time{created.Add(3 * time.Second)}}
+			rr.runs = append(rr.runs, run)
+			if i%5 == 4 {
+				continue // admitted before any estimate
+			}
+			at := created.Add(time.Second)
+			rec.ReportScore(estimator.Score{
+				Workload: key, ClusterQueue: "p-eval", EstimatedAt: at, Waited: time.Second, Actual: 2 * time.Second,
+				Forecast: estimator.Prediction{Wait: 2500 * time.Millisecond, OK: true},
+				P50:      estimator.Prediction{Wait: 2 * time.Second, OK: true},
+				P90:      estimator.Prediction{Wait: time.Second, OK: true},
+				EMA:      estimator.Prediction{Wait: time.Duration(i) * time.Second, OK: true},
+				Whitt:    estimator.Prediction{Wait: 3 * time.Second, OK: i%2 == 0},
+			})
+		}
+		replicas = append(replicas, rr)
+	}
+	return buildReport(spec, replicas, rec)
+}
+
+func TestBuildReportScoresEveryPredictorOnTheSameWorkloads(t *testing.T) {
+	r := syntheticReport(t)
+	if len(r.Levels) != 1 {
+		t.Fatalf("levels: %d", len(r.Levels))
+	}
+	l := r.Levels[0]
+	// 10 arrivals per replica, the first 2 are warm-up (20%): 8 feasible;
+	// of those, the ones at index 4 and 9 were admitted unscored.
+	want := struct {
+		Seeds, Workloads, Warmup, Feasible, Scored, Before int
+		ForecastMAE, WhittN                                float64
+		P50, P90                                           float64
+	}{Seeds: 2, Workloads: 20, Warmup: 4, Feasible: 16, Scored: 12, Before: 4, ForecastMAE: 0.5, WhittN: 6, P50: 1, P90: 0}
+	got := want
+	got.Seeds, got.Workloads, got.Warmup, got.Feasible, got.Scored, got.Before = l.Seeds, l.Workloads, l.Warmup, l.Feasible, l.Scored, l.AdmittedBeforeEstimate
+	got.ForecastMAE = l.Predictors["forecast"].MAE
+	got.WhittN = float64(l.Predictors["whitt"].N)
+	got.P50, got.P90 = *l.P50Coverage, *l.P90Coverage
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("level (-want,+got):\n%s", diff)
+	}
+	if _, ok := l.Predictors["paper"]; ok {
+		t.Errorf("the paper never answered but has figures: %+v", l.Predictors["paper"])
+	}
+	if l.Predictors["forecast"].MAECI95 == nil || l.ForecastMAERatio["whitt"].N != 6 {
+		t.Errorf("no interval over 10 batches, or the Whitt ratio not on the pairs both answered: %+v", l.ForecastMAERatio)
+	}
+	if len(r.Samples) != 12 || len(l.Queues) != 1 || l.Queues[0].Scored != 12 {
+		t.Errorf("samples %d, queues %+v", len(r.Samples), l.Queues)
+	}
+
+	var md, csv bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| 0.80 |") || !strings.Contains(md.String(), "12 / 16") {
+		t.Errorf("markdown (err %v):\n%s", err, md.String())
+	}
+	if err := r.WriteCSV(&csv); err != nil || strings.Count(csv.String(), "\n") != 13 {
+		t.Errorf("CSV has %d lines (err %v), want 13", strings.Count(csv.String(), "\n"), err)
+	}
+}

@@ -1,0 +1,210 @@
+package estimator
+
+import (
+	"math"
+	"time"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+// The prediction ledger keeps, for every pending workload, the first wait
+// estimate the estimator published for it and what each baseline said at
+// that same refresh, from the same state. At the workload's admission every
+// predictor is scored against the wait that remained from that moment, so
+// all of them are judged on the same workloads and from the same instant:
+// the moment a submitter first saw an answer.
+
+// Predictor names one of the predictions the ledger scores.
+type Predictor string
+
+const (
+	// PredictorForecast is the state-conditioned forecast (its mean).
+	PredictorForecast Predictor = "forecast"
+	// PredictorEMA is the paper's EMA baseline: an exponential moving
+	// average of the ClusterQueue's observed waits (α = emaSmoothingFactor).
+	PredictorEMA Predictor = "ema"
+	// PredictorPaper is the paper's Approximation 1 (modified Erlang-C)
+	// with the ClusterQueue's measured λ̂, Ê[S] and Ĉ_S².
+	PredictorPaper Predictor = "paper"
+	// PredictorWhitt is the Allen–Cunneen/Whitt GI/G/k approximation with
+	// the measured ĉ_a² as well.
+	PredictorWhitt Predictor = "whitt"
+)
+
+// Predictors lists every Predictor, in the order reports show them.
+var Predictors = [...]Predictor{PredictorForecast, PredictorEMA, PredictorPaper, PredictorWhitt}
+
+// Prediction is one predictor's answer for the wait that remained from a
+// Score's EstimatedAt. OK is false when the predictor had no answer then:
+// no forecast (MethodNone), no admission seen yet (EMA), an unstable or
+// unmeasured queue (paper, Whitt).
+type Prediction struct {
+	Wait time.Duration
+	OK   bool
+}
+
+// Score is the ledger's verdict on one workload, made at its admission.
+//
+// Every wait in it is the remaining wait from EstimatedAt, the refresh that
+// published the workload's first estimate. The forecast predicts that
+// directly. The baselines predict a whole wait from queueing, W_b; at
+// EstimatedAt the workload had waited Waited already, so their prediction
+// of what remains is max(W_b − Waited, 0) (never worse than W_b − Waited:
+// the actual remainder is non-negative).
+type Score struct {
+	Workload     workload.Reference
+	ClusterQueue kueue.ClusterQueueReference
+	// Priority is the workload's priority when it was admitted.
+	Priority int32
+	// Method is how the first forecast was made (MethodNone: there was no
+	// forecast, only baselines).
+	Method Method
+	// EstimatedAt is when the first estimate was published; Waited is how
+	// long the workload had waited by then, Actual how long it waited from
+	// then to its admission.
+	EstimatedAt time.Time
+	Waited      time.Duration
+	Actual      time.Duration
+	// Forecast is the forecast's mean, P50 and P90 its quantiles.
+	Forecast, P50, P90 Prediction
+	EMA, Paper, Whitt  Prediction
+}
+
+// Prediction returns the answer of p (a zero Prediction for an unknown p).
+func (s Score) Prediction(p Predictor) Prediction {
+	switch p {
+	case PredictorForecast:
+		return s.Forecast
+	case PredictorEMA:
+		return s.EMA
+	case PredictorPaper:
+		return s.Paper
+	case PredictorWhitt:
+		return s.Whitt
+	}
+	return Prediction{}
+}
+
+// ledgerStamp is what the ledger entries first published by one refresh of
+// one ClusterQueue share: the moment, how the forecast was made, and the
+// baselines of that state (whole waits from queueing, seconds; NaN for no
+// answer). Keeping them once per ClusterQueue and refresh instead of per
+// workload is what keeps the ledger within 24 bytes per pending workload.
+type ledgerStamp struct {
+	clusterQueue      kueue.ClusterQueueReference
+	at                eventTime
+	method            Method
+	ema, paper, whitt float64
+}
+
+// ledgerEntry is a pending workload's line: its first published forecast
+// (remaining wait from stamp.at, seconds; NaN for none). A nil stamp means
+// no estimate was published for the workload yet.
+type ledgerEntry struct {
+	stamp          *ledgerStamp
+	mean, p50, p90 float32
+}
+
+// trackedWorkload is what the estimator keeps per pending workload: when it
+// saw it arrive (zero: before the estimator started) and its ledger line.
+type trackedWorkload struct {
+	arrivedAt eventTime
+	ledger    ledgerEntry
+}
+
+// newLedgerStamp builds the stamp of a refresh of one ClusterQueue from
+// the model it published.
+func newLedgerStamp(m *QueueModel, method Method) *ledgerStamp {
+	s := &ledgerStamp{clusterQueue: m.ClusterQueue, at: eventTimeOf(m.At), method: method,
+		ema: math.NaN(), paper: math.NaN(), whitt: math.NaN()}
+	if m.HasEMA {
+		s.ema = m.EMAWait.Seconds()
+	}
+	if m.HasRates && m.Stable {
+		s.paper, s.whitt = m.MeanWait.Seconds(), m.WhittMeanWait.Seconds()
+	}
+	return s
+}
+
+// ledgerEntryOf is the line of a workload estimated under stamp.
+func ledgerEntryOf(stamp *ledgerStamp, est WorkloadEstimate) ledgerEntry {
+	nan := float32(math.NaN())
+	l := ledgerEntry{stamp: stamp, mean: nan, p50: nan, p90: nan}
+	if est.HasWait {
+		l.mean, l.p50, l.p90 = float32(est.ExpectedWait.Seconds()), float32(est.P50.Seconds()), float32(est.P90.Seconds())
+	}
+	return l
+}
+
+// score judges the line of a workload that queued at since and was
+// admitted at admitted; false when no estimate had been published for it.
+func (l ledgerEntry) score(key workload.Reference, cq kueue.ClusterQueueReference, priority int32, since, admitted time.Time) (Score, bool) {
+	if l.stamp == nil {
+		return Score{}, false
+	}
+	at := l.stamp.at.time()
+	s := Score{
+		Workload: key, ClusterQueue: cq, Priority: priority, Method: l.stamp.method,
+		EstimatedAt: at, Waited: max(at.Sub(since), 0), Actual: max(admitted.Sub(at), 0),
+	}
+	s.Forecast, s.P50, s.P90 = remaining(float64(l.mean)), remaining(float64(l.p50)), remaining(float64(l.p90))
+	if !s.Forecast.OK {
+		s.Method = MethodNone
+	}
+	waited := s.Waited.Seconds()
+	s.EMA = remaining(l.stamp.ema - waited)
+	s.Paper = remaining(l.stamp.paper - waited)
+	s.Whitt = remaining(l.stamp.whitt - waited)
+	return s, true
+}
+
+// remaining turns a predicted remaining wait in seconds into a Prediction:
+// NaN is no answer, a negative one is zero.
+func remaining(s float64) Prediction {
+	if math.IsNaN(s) {
+		return Prediction{}
+	}
+	return Prediction{Wait: seconds(s), OK: true}
+}
+
+// ledgerBatch bounds how many ledger lines a refresh writes per hold of the
+// estimator's lock, which the scheduler's hooks take too.
+const ledgerBatch = 256
+
+// ledgerWriter records, during a refresh, the first published estimate of
+// each pending workload that has no ledger line yet. Only workloads the
+// event handlers (or the warm start) registered as pending get a line: a
+// workload deleted meanwhile is never brought back. One writer serves a
+// whole refresh; flush it at the end.
+type ledgerWriter struct {
+	e     *Estimator
+	n     int
+	keys  [ledgerBatch]workload.Reference
+	lines [ledgerBatch]ledgerEntry
+}
+
+// add queues the line of a Quotable pending workload.
+func (w *ledgerWriter) add(key workload.Reference, line ledgerEntry) {
+	w.keys[w.n], w.lines[w.n] = key, line
+	w.n++
+	if w.n == ledgerBatch {
+		w.flush()
+	}
+}
+
+func (w *ledgerWriter) flush() {
+	if w.n == 0 {
+		return
+	}
+	w.e.mu.Lock()
+	defer w.e.mu.Unlock()
+	for i := range w.n {
+		p, ok := w.e.pending[w.keys[i]]
+		if ok && p.ledger.stamp == nil {
+			p.ledger = w.lines[i]
+			w.e.pending[w.keys[i]] = p
+		}
+	}
+	w.n = 0
+}

@@ -1,0 +1,281 @@
+package estimator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+func TestLedgerEntryScore(t *testing.T) {
+	at := t0.Add(10 * time.Second)
+	nan := math.NaN()
+	stamp := func(ema, paper, whitt float64) *ledgerStamp {
+		return &ledgerStamp{clusterQueue: "cq", at: eventTimeOf(at), method: MethodForecast, ema: ema, paper: paper, whitt: whitt}
+	}
+	key := workload.NewReference("ns", "w")
+	tests := map[string]struct {
+		line     ledgerEntry
+		since    time.Time
+		admitted time.Time
+		want     Score
+		wantOK   bool
+	}{
+		"no estimate published": {
+			line: ledgerEntry{}, since: t0, admitted: at,
+		},
+		// Queued at t0, first estimated 10 s later, admitted 6 s after
+		// that. The baselines predicted whole waits of 15 s (EMA: 5 s
+		// remain) and 8 s (paper: already overdue, so 0 remain).
+		"baselines turn into what remained": {
+			line:  ledgerEntry{stamp: stamp(15, 8, nan), mean: 4, p50: 3, p90: 9},
+			since: t0, admitted: at.Add(6 * time.Second), wantOK: true,
+			want: Score{
+				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast,
+				EstimatedAt: at, Waited: 10 * time.Second, Actual: 6 * time.Second,
+				Forecast: Prediction{Wait: 4 * time.Second, OK: true},
+				P50:      Prediction{Wait: 3 * time.Second, OK: true},
+				P90:      Prediction{Wait: 9 * time.Second, OK: true},
+				EMA:      Prediction{Wait: 5 * time.Second, OK: true},
+				Paper:    Prediction{Wait: 0, OK: true},
+			},
+		},
+		"no forecast, baselines only": {
+			line:  ledgerEntry{stamp: stamp(2, nan, nan), mean: float32(nan), p50: float32(nan), p90: float32(nan)},
+			since: at, admitted: at.Add(time.Second), wantOK: true,
+			want: Score{
+				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodNone,
+				EstimatedAt: at, Actual: time.Second,
+				EMA: Prediction{Wait: 2 * time.Second, OK: true},
+			},
+		},
+		// Clocks disagree by a little: neither wait goes negative.
+		"queued after the estimate, admitted before it": {
+			line:  ledgerEntry{stamp: stamp(1, 1, 1), mean: 0, p50: 0, p90: 0},
+			since: at.Add(time.Second), admitted: at.Add(-time.Millisecond), wantOK: true,
+			want: Score{
+				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast, EstimatedAt: at,
+				Forecast: Prediction{OK: true}, P50: Prediction{OK: true}, P90: Prediction{OK: true},
+				EMA: Prediction{Wait: time.Second, OK: true}, Paper: Prediction{Wait: time.Second, OK: true},
+				Whitt: Prediction{Wait: time.Second, OK: true},
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, ok := tc.line.score(key, "cq", 7, tc.since, tc.admitted)
+			if ok != tc.wantOK {
+				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("score (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A workload's first published estimate is the one scored: later refreshes
+// do not overwrite it, and every predictor is scored from that moment.
+func TestLedgerScoresTheFirstEstimateAtAdmission(t *testing.T) {
+	objs := paperObjects()
+	objs.pending = objs.pending[:1] // p0 only
+	env := newTestEnv(t, objs)
+	rep := &recordingReporter{}
+	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
+	e.markWarmed()
+	p0 := objs.pending[0]
+	e.WorkloadEventHandler().OnAdd(p0, false) // seen arriving at t0
+
+	env.clock.Step(time.Second)
+	e.Refresh(env.ctx)
+	first, ok := e.Results().Workload(workload.Key(p0))
+	if !ok || !first.HasWait {
+		t.Fatalf("no wait published for p0: %+v", first)
+	}
+	env.clock.Step(2 * time.Second)
+	e.Refresh(env.ctx)
+	if second, _ := e.Results().Workload(workload.Key(p0)); second.EstimatedAt.Equal(first.EstimatedAt) {
+		t.Fatalf("the second refresh published nothing new: %+v", second)
+	}
+
+	admitted := p0.DeepCopy()
+	admitted.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+	e.ObserveAdmission(admitted, t0.Add(7*time.Second))
+
+	want := []Score{{
+		Workload: workload.Key(p0), ClusterQueue: "cq", Method: MethodAPriori,
+		EstimatedAt: t0.Add(time.Second), Waited: time.Second, Actual: 6 * time.Second,
+		Forecast: Prediction{Wait: first.ExpectedWait, OK: true},
+		P50:      Prediction{Wait: first.P50, OK: true},
+		P90:      Prediction{Wait: first.P90, OK: true},
+		// No admission had been seen (EMA) and no service time measured
+		// (paper, Whitt): no answer from the baselines.
+	}}
+	// The ledger keeps float32 seconds: compare to the millisecond.
+	if diff := cmp.Diff(want, rep.scores, cmp.Comparer(func(a, b time.Duration) bool {
+		return (a - b).Abs() < time.Millisecond
+	})); diff != "" {
+		t.Errorf("scores (-want,+got):\n%s", diff)
+	}
+	if len(rep.unscored) != 0 {
+		t.Errorf("unscored: %v", rep.unscored)
+	}
+
+	env.clock.Step(time.Second)
+	e.Refresh(env.ctx)
+	m := rep.models["cq"]
+	wantP90 := 0.0
+	if 6*time.Second <= first.P90 {
+		wantP90 = 1
+	}
+	if !m.HasCoverage || m.ScoredWorkloads != 1 || m.P90Coverage != wantP90 {
+		t.Errorf("coverage in the queue model: has %v, scored %d, P90 %v; want true, 1, %v", m.HasCoverage, m.ScoredWorkloads, m.P90Coverage, wantP90)
+	}
+}
+
+func TestLedgerReportsWhatItCannotScore(t *testing.T) {
+	objs := paperObjects()
+	env := newTestEnv(t, objs)
+	rep := &recordingReporter{}
+	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
+	e.markWarmed()
+	h := e.WorkloadEventHandler()
+	p0, p1, p2 := objs.pending[0], objs.pending[1], objs.pending[2]
+	h.OnAdd(p0, false)
+	h.OnAdd(p1, false)
+
+	// p0 is admitted before any refresh: nothing was published for it.
+	admitted := p0.DeepCopy()
+	admitted.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+	e.ObserveAdmission(admitted, t0.Add(100*time.Millisecond))
+
+	env.clock.Step(time.Second)
+	e.Refresh(env.ctx)
+	// p1 is deleted after its estimate was published; p2, which the
+	// handlers never saw arrive, has no line and leaves no trace.
+	h.OnDelete(p1)
+	h.OnDelete(p2)
+
+	want := []string{"cq AdmittedBeforeEstimate", "cq DeletedBeforeAdmission"}
+	if diff := cmp.Diff(want, rep.unscored); diff != "" {
+		t.Errorf("unscored (-want,+got):\n%s", diff)
+	}
+	if len(rep.scores) != 0 || len(e.pending) != 0 {
+		t.Errorf("scores %v, lines left %v", rep.scores, e.pending)
+	}
+}
+
+// panickingSource is a rand.Source that panics: the refresh draws from it
+// while it holds the estimator's lock.
+type panickingSource struct{}
+
+func (panickingSource) Uint64() uint64 { panic("injected") }
+
+func TestPanicUnderTheLockLeavesTheSchedulerHooksWorking(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t, WithRand(rand.New(panickingSource{})), WithPriorMeanService(time.Second))
+	e.Refresh(env.ctx)
+	if e.Panics() == 0 {
+		t.Fatal("the injected panic did not happen")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.ObserveCycle(t0, t0.Add(time.Millisecond))
+		wl := pendingWorkload("p0", "500m", t0)
+		wl.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+		e.ObserveAdmission(wl, t0.Add(time.Second))
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the scheduler's hooks blocked: the lock was left held by the recovered panic")
+	}
+}
+
+// panickingReader panics when listed.
+type panickingReader struct{ client.Reader }
+
+func (panickingReader) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	panic("injected")
+}
+
+func TestWarmStartPanicLeavesTheEstimatorCounting(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t, WithWarmStart(panickingReader{}))
+	if err := e.WarmStart(env.ctx, panickingReader{}); err == nil || e.Panics() != 1 {
+		t.Fatalf("WarmStart = %v with %d panics; want the panic as an error", err, e.Panics())
+	}
+	ctx, cancel := context.WithCancel(env.ctx)
+	cancel() // Start warms up, then returns at once
+	if err := e.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	e.WorkloadEventHandler().OnAdd(pendingWorkload("new", "500m", t0), false)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n := e.perQueue["cq"].arrivals.Count(); n != 1 {
+		t.Errorf("arrivals counted after a panicking warm start = %d, want 1", n)
+	}
+}
+
+// The scheduler's hooks, the informer handlers, the refresh and the
+// visibility reads all run at once here; under go test -race (make test)
+// any unguarded shared state is a failure.
+func TestHooksHandlersRefreshAndReadsRunConcurrently(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	rep := &recordingReporter{}
+	e := env.estimator(t, WithPriorMeanService(2*time.Second), WithMetricsReporter(rep))
+	e.markWarmed()
+	h := e.WorkloadEventHandler()
+	const rounds = 200
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range rounds {
+			e.Refresh(env.ctx)
+		}
+	})
+	wg.Go(func() {
+		for i := range rounds {
+			at := t0.Add(time.Duration(i) * time.Millisecond)
+			e.ObserveCycle(at, at.Add(time.Microsecond))
+		}
+	})
+	wg.Go(func() {
+		for i := range rounds {
+			wl := pendingWorkload(fmt.Sprintf("w%d", i), "500m", t0)
+			h.OnAdd(wl, false)
+			admitted := wl.DeepCopy()
+			admitted.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+			e.ObserveAdmission(admitted, t0.Add(time.Second))
+			h.OnDelete(admitted)
+		}
+	})
+	wg.Go(func() {
+		for range rounds {
+			r := e.Results()
+			r.Workload(workload.NewReference("ns", "p0"))
+			for range r.Queues() {
+			}
+		}
+	})
+	wg.Wait()
+	if e.Panics() != 0 {
+		t.Errorf("%d panics", e.Panics())
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.pending) != 0 {
+		t.Errorf("%d workloads still tracked after every one was admitted and deleted", len(e.pending))
+	}
+}
