@@ -70,9 +70,9 @@ include hack/codegen.mk
 test: test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration, deployment.
 
 .PHONY: test-unit
-test-unit: ## Library unit tests against the unpatched v0.19.2 module.
+test-unit: ## Library unit tests against the unpatched v0.19.2 module, under the race detector.
 	$(GO_PRISTINE) vet ./pkg/...
-	$(GO_PRISTINE) test -count=1 ./pkg/...
+	$(GO_PRISTINE) test -race -count=1 ./pkg/...
 
 # Kueue's own tests of every package the patches touch, on the patched tree.
 UPSTREAM_PACKAGES ?= ./pkg/features/... ./pkg/scheduler/... ./pkg/metrics/... ./pkg/visibility/... ./pkg/config/... ./apis/config/... ./cmd/kueue/... ./cmd/kueuectl/... ./apis/visibility/...
@@ -95,15 +95,24 @@ test-integration: $(WORKSPACE) envtest ## CLI tests and integration suites on en
 ##@ Main job
 
 DEMO_ARGS ?=
-EVAL_ARGS ?= -f test/eval/table2.yaml -f test/eval/table3.yaml -f test/eval/table4.yaml -f test/eval/partition.yaml --out _output/eval
+# Every scenario of test/eval (but the smoke and quick ones), writing the
+# tables, JSON, per-workload CSVs and plots of test/eval/results.
+EVAL_SCENARIOS ?= table2 table3 table4 partition mt-cohort mt-priority mt-mixed mt-throughput mt-dra-cohort
+EVAL_ARGS ?= $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out test/eval/results
 
 .PHONY: demo
 demo: envtest build ## The main job: local control plane, patched Kueue, live wait-time table (Ctrl-C stops).
 	PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime demo $(DEMO_ARGS)
 
 .PHONY: eval
-eval: envtest build ## Reproduce the paper's experiments on the real scheduler (EVAL_ARGS to choose).
-	PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(EVAL_ARGS)
+eval: envtest build ## Every evaluation scenario on the real scheduler into test/eval/results (about 35 min).
+	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(EVAL_ARGS); \
+	echo "eval: wall time $$((SECONDS - start)) s"
+
+.PHONY: eval-quick
+eval-quick: envtest build ## One small multi-tenant scenario (a few minutes) into _output/eval-quick.
+	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval -f test/eval/quick.yaml --out _output/eval-quick; \
+	echo "eval-quick: wall time $$((SECONDS - start)) s"
 
 .PHONY: clean
 clean: ## Remove _output/ (keeps bin/, whose control-plane build takes minutes).

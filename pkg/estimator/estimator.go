@@ -15,6 +15,7 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
@@ -284,6 +285,9 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, b
 	score, ok := p.ledger.score(key, cq, priorityOf(wl), since, now)
 	if ok {
 		s.observeScore(score, now)
+		if score.Forecast.OK {
+			s.observeCalibration(now, p.ledger.stamp.calibration, float64(p.ledger.p50), float64(p.ledger.p90), score.Actual.Seconds())
+		}
 	}
 	return score, ok
 }
@@ -404,6 +408,10 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.p50Coverage, view.p90Coverage, view.hasCoverage
 	model.ScoredWorkloads = view.scored
+	if view.calibrated {
+		model.Calibrated = true
+		model.P50Adjustment, model.P90Adjustment = math.Exp(view.calibration.q50), math.Exp(view.calibration.q90)
+	}
 
 	queue := forecast.Queue{
 		Capacity:                forecastCapacity(capModel),
@@ -479,7 +487,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 	}
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
-	ledgerStamp := newLedgerStamp(&model, method)
+	ledgerStamp := newLedgerStamp(&model, method, view.calibration)
+	horizon := e.opts.horizon.Seconds()
 	for i, info := range pending {
 		key := workload.Key(info.Obj)
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
@@ -489,14 +498,21 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			f := estimates[i]
 			est.Method, est.HasWait = method, true
 			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)
-			est.P50 = seconds(f.P50Seconds)
-			est.P90 = max(seconds(f.P90Seconds), est.P50)
+			p50, p90 := view.calibration.publish(f.P50Seconds, f.P90Seconds)
+			est.P50, est.P90 = seconds(min(p50, horizon)), seconds(min(p90, horizon))
+			if p90 > horizon {
+				est.BeyondHorizon = true
+			}
 			est.EstimatedAdmission = now.Add(est.ExpectedWait)
-			est.BeyondHorizon = f.Clamped
+			est.BeyondHorizon = est.BeyondHorizon || f.Clamped
 		}
 		out.add(key, store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable {
-			ledger.add(key, ledgerEntryOf(ledgerStamp, est))
+			var f forecast.Estimate
+			if est.HasWait {
+				f = estimates[i]
+			}
+			ledger.add(key, ledgerEntryOf(ledgerStamp, est.HasWait, f.ExpectedWaitSeconds, f.P50Seconds, f.P90Seconds))
 		}
 	}
 }
@@ -523,6 +539,12 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int
 	s := e.statsFor(cqs.Name)
 	s.pending = pending
 	in.view = s.view()
+	meanService := e.opts.priorMeanService.Seconds()
+	if in.view.hasService {
+		meanService = in.view.serviceMean
+	}
+	in.view.calibration = s.currentCalibration(calibrationScale(meanService))
+	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores
 	in.strategy = e.strategies[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.rng = rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))

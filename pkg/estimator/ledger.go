@@ -87,20 +87,24 @@ func (s Score) Prediction(p Predictor) Prediction {
 }
 
 // ledgerStamp is what the ledger entries first published by one refresh of
-// one ClusterQueue share: the moment, how the forecast was made, and the
-// baselines of that state (whole waits from queueing, seconds; NaN for no
-// answer). Keeping them once per ClusterQueue and refresh instead of per
-// workload is what keeps the ledger within 24 bytes per pending workload.
+// one ClusterQueue share: the moment, how the forecast was made, the
+// calibration of its quantiles, and the baselines of that state (whole
+// waits from queueing, seconds; NaN for no answer). Keeping them once per
+// ClusterQueue and refresh instead of per workload is what keeps the
+// ledger within 24 bytes per pending workload.
 type ledgerStamp struct {
 	clusterQueue      kueue.ClusterQueueReference
 	at                eventTime
 	method            Method
 	ema, paper, whitt float64
+	calibration       quantileCalibration
 }
 
-// ledgerEntry is a pending workload's line: its first published forecast
-// (remaining wait from stamp.at, seconds; NaN for none). A nil stamp means
-// no estimate was published for the workload yet.
+// ledgerEntry is a pending workload's line: its first forecast (remaining
+// wait from stamp.at, seconds; NaN for none), with the quantiles as the
+// roll gave them, before calibration (the stamp's calibration turns them
+// into the published ones). A nil stamp means no estimate was published
+// for the workload yet.
 type ledgerEntry struct {
 	stamp          *ledgerStamp
 	mean, p50, p90 float32
@@ -114,10 +118,10 @@ type trackedWorkload struct {
 }
 
 // newLedgerStamp builds the stamp of a refresh of one ClusterQueue from
-// the model it published.
-func newLedgerStamp(m *QueueModel, method Method) *ledgerStamp {
+// the model it published and the calibration it applied.
+func newLedgerStamp(m *QueueModel, method Method, cal quantileCalibration) *ledgerStamp {
 	s := &ledgerStamp{clusterQueue: m.ClusterQueue, at: eventTimeOf(m.At), method: method,
-		ema: math.NaN(), paper: math.NaN(), whitt: math.NaN()}
+		ema: math.NaN(), paper: math.NaN(), whitt: math.NaN(), calibration: cal}
 	if m.HasEMA {
 		s.ema = m.EMAWait.Seconds()
 	}
@@ -127,12 +131,13 @@ func newLedgerStamp(m *QueueModel, method Method) *ledgerStamp {
 	return s
 }
 
-// ledgerEntryOf is the line of a workload estimated under stamp.
-func ledgerEntryOf(stamp *ledgerStamp, est WorkloadEstimate) ledgerEntry {
+// ledgerEntryOf is the line of a workload estimated under stamp with the
+// roll's mean and raw quantiles (seconds); hasWait false: no forecast.
+func ledgerEntryOf(stamp *ledgerStamp, hasWait bool, mean, rawP50, rawP90 float64) ledgerEntry {
 	nan := float32(math.NaN())
 	l := ledgerEntry{stamp: stamp, mean: nan, p50: nan, p90: nan}
-	if est.HasWait {
-		l.mean, l.p50, l.p90 = float32(est.ExpectedWait.Seconds()), float32(est.P50.Seconds()), float32(est.P90.Seconds())
+	if hasWait {
+		l.mean, l.p50, l.p90 = float32(mean), float32(rawP50), float32(rawP90)
 	}
 	return l
 }
@@ -148,8 +153,11 @@ func (l ledgerEntry) score(key workload.Reference, cq kueue.ClusterQueueReferenc
 		Workload: key, ClusterQueue: cq, Priority: priority, Method: l.stamp.method,
 		EstimatedAt: at, Waited: max(at.Sub(since), 0), Actual: max(admitted.Sub(at), 0),
 	}
-	s.Forecast, s.P50, s.P90 = remaining(float64(l.mean)), remaining(float64(l.p50)), remaining(float64(l.p90))
-	if !s.Forecast.OK {
+	s.Forecast = remaining(float64(l.mean))
+	if s.Forecast.OK {
+		p50, p90 := l.stamp.calibration.publish(float64(l.p50), float64(l.p90))
+		s.P50, s.P90 = remaining(p50), remaining(p90)
+	} else {
 		s.Method = MethodNone
 	}
 	waited := s.Waited.Seconds()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-logr/logr"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -277,5 +278,56 @@ func TestHooksHandlersRefreshAndReadsRunConcurrently(t *testing.T) {
 	defer e.mu.Unlock()
 	if len(e.pending) != 0 {
 		t.Errorf("%d workloads still tracked after every one was admitted and deleted", len(e.pending))
+	}
+}
+
+// Quantiles that keep missing are widened once the calibrators have
+// enough scores: the published P50 and P90 grow, and the queue model says
+// by how much.
+func TestCalibrationWidensQuantilesThatMiss(t *testing.T) {
+	objs := paperObjects()
+	objs.pending = nil
+	env := newTestEnv(t, objs)
+	rep := &recordingReporter{}
+	e := env.estimator(t, WithPriorMeanService(time.Second), WithMetricsReporter(rep))
+	e.markWarmed()
+	h := e.WorkloadEventHandler()
+	var firstP90 time.Duration
+	for i := range 30 {
+		wl := pendingWorkload(fmt.Sprintf("w%d", i), "500m", env.clock.Now())
+		h.OnAdd(wl, false)
+		if err := env.queues.AddOrUpdateWorkload(logr.Discard(), wl); err != nil {
+			t.Fatal(err)
+		}
+		env.clock.Step(100 * time.Millisecond)
+		e.Refresh(env.ctx)
+		est, ok := e.Results().Workload(workload.Key(wl))
+		if !ok || !est.HasWait {
+			t.Fatalf("w%d: no wait published", i)
+		}
+		if i == 0 {
+			firstP90 = est.P90
+		}
+		// Every workload waits ten minutes: far beyond any P90 of a queue
+		// whose service takes a second.
+		env.clock.Step(10 * time.Minute)
+		admitted := wl.DeepCopy()
+		admitted.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+		env.queues.DeleteWorkload(logr.Discard(), workload.Key(admitted))
+		e.ObserveAdmission(admitted, env.clock.Now())
+	}
+	e.Refresh(env.ctx)
+	m := rep.models["cq"]
+	if !m.Calibrated || !(m.P90Adjustment > 10) || !(m.P50Adjustment > 10) {
+		t.Fatalf("calibration: %v, adjustments P50 ×%v P90 ×%v; want both far above 1", m.Calibrated, m.P50Adjustment, m.P90Adjustment)
+	}
+	wl := pendingWorkload("late", "500m", env.clock.Now())
+	h.OnAdd(wl, false)
+	if err := env.queues.AddOrUpdateWorkload(logr.Discard(), wl); err != nil {
+		t.Fatal(err)
+	}
+	e.Refresh(env.ctx)
+	if est, _ := e.Results().Workload(workload.Key(wl)); est.P90 < 10*firstP90 || est.P50 > est.P90 {
+		t.Errorf("published P50 %v, P90 %v after calibration; the first P90 was %v", est.P50, est.P90, firstP90)
 	}
 }

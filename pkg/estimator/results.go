@@ -105,6 +105,12 @@ type QueueModel struct {
 	P50Coverage, P90Coverage float64
 	HasCoverage              bool
 	ScoredWorkloads          uint64
+	// Calibrated is set once the conformal calibration of the published
+	// quantiles acts (after enough scored workloads); P50Adjustment and
+	// P90Adjustment are then the factors e^q it applies to the roll's
+	// quantiles (plus its scale floor; 1 is no change).
+	Calibrated                   bool
+	P50Adjustment, P90Adjustment float64
 	// PendingWorkloads and UnfeasibleWorkloads count the pending list.
 	PendingWorkloads    int
 	UnfeasibleWorkloads int

@@ -3,6 +3,7 @@ package estimator
 import (
 	"time"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -20,8 +21,9 @@ type queueStats struct {
 	freedAt          time.Time
 	pending          int
 	// p50Hits and p90Hits are the decayed realized coverage of the
-	// ledger's first P50 and P90.
+	// ledger's first P50 and P90; cal50 and cal90 calibrate them.
 	p50Hits, p90Hits *stats.DecayedMean
+	cal50, cal90     *calibration.Quantile
 }
 
 // observeScore feeds a ledger score into the realized coverage.
@@ -58,6 +60,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}
 	p50Hits, _ := stats.NewDecayedMean(coverage)
 	p90Hits, _ := stats.NewDecayedMean(coverage)
+	cal50, cal90 := newQuantileCalibrators(e.opts.halfLife)
 	return &queueStats{
 		arrivals:         arrivals,
 		preemptions:      preemptions,
@@ -67,6 +70,8 @@ func (e *Estimator) newQueueStats() *queueStats {
 		admissionLatency: latency,
 		p50Hits:          p50Hits,
 		p90Hits:          p90Hits,
+		cal50:            cal50,
+		cal90:            cal90,
 	}
 }
 
@@ -84,6 +89,8 @@ type statsView struct {
 	p50Coverage, p90Coverage float64
 	hasCoverage              bool
 	scored                   uint64
+	calibration              quantileCalibration
+	calibrated               bool
 }
 
 func (s *queueStats) view() statsView {

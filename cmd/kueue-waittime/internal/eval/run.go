@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,8 @@ type Harness struct {
 	// Namespace, when set, names the namespace (and the prefix of the
 	// cluster-scoped objects) of a scenario with a single replica.
 	Namespace string
-	// Parallel is how many replicas run at once (0: all of a scenario).
+	// Parallel is how many replicas run at once (0: as the scenario says,
+	// else all of them).
 	Parallel int
 	// adjustPlan, when set, changes each plan before it runs.
 	adjustPlan func(*Plan)
@@ -124,10 +126,7 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 		return nil, err
 	}
 	start := time.Now()
-	parallel := h.Parallel
-	if parallel <= 0 {
-		parallel = len(plans)
-	}
+	parallel := cmp.Or(h.Parallel, spec.Parallel, len(plans))
 	results := make([]*replicaRun, len(plans))
 	errs := make([]error, len(plans))
 	sem := make(chan struct{}, parallel)

@@ -9,7 +9,6 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
-
 )
 
 // draScenario is a valid scenario requesting one GPU through DRA.

@@ -66,6 +66,11 @@ type Spec struct {
 	// Warmup is the fraction of each replica's arrivals, the first in time,
 	// not scored ([0, 0.9]; default 0.2).
 	Warmup *float64 `json:"warmup,omitempty"`
+	// Parallel is how many replicas run at once as independent
+	// ClusterQueues in one control plane (default: all); eval --parallel
+	// overrides it. A scenario that loads the scheduler itself (many
+	// queues, short services) runs its replicas one at a time.
+	Parallel int `json:"parallel,omitempty"`
 
 	// Source is the single-queue scenario the Spec was converted from
 	// (LoadSpec of a file without clusterQueues, SpecFromScenario); nil for
@@ -318,6 +323,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.Workloads < 2 {
 		return fmt.Errorf("workloads: must be at least 2, got %d", s.Workloads)
+	}
+	if s.Parallel < 0 {
+		return fmt.Errorf("parallel: must be ≥ 0, got %d", s.Parallel)
 	}
 	if s.Seeds != nil && (*s.Seeds < 1 || *s.Seeds > MaxSeeds) {
 		return fmt.Errorf("seeds: must be in 1..%d, got %d", MaxSeeds, *s.Seeds)

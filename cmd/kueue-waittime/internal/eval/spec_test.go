@@ -12,7 +12,6 @@ import (
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-
 )
 
 // validSpec is a valid two-queue cohort with two flavors, priorities, an
@@ -99,6 +98,7 @@ func TestSpecValidate(t *testing.T) {
 		"one workload":      {change: func(s *Spec) { s.Workloads = 1 }, wantErr: "workloads: must be at least 2, got 1"},
 		"zero seeds":        {change: func(s *Spec) { s.Seeds = new(0) }, wantErr: "seeds: must be in 1..20, got 0"},
 		"too many seeds":    {change: func(s *Spec) { s.Seeds = new(21) }, wantErr: "seeds: must be in 1..20, got 21"},
+		"negative parallel": {change: func(s *Spec) { s.Parallel = -1 }, wantErr: "parallel: must be ≥ 0, got -1"},
 		"warmup too large":  {change: func(s *Spec) { s.Warmup = new(0.95) }, wantErr: "warmup: must be in [0, 0.9], got 0.95"},
 		"negative warmup":   {change: func(s *Spec) { s.Warmup = new(-0.1) }, wantErr: "warmup: must be in [0, 0.9], got -0.1"},
 		"no cluster queues": {change: func(s *Spec) { s.ClusterQueues = nil }, wantErr: "clusterQueues: at least one ClusterQueue is required"},
@@ -428,12 +428,15 @@ func TestLoadSpecFiles(t *testing.T) {
 		queues    []queue
 		dra       bool
 		workloads int
+		// quick: make eval-quick's scenario, one short level.
+		quick bool
 	}{
+		"quick.yaml":       {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
 		"smoke.yaml":       {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
-		"partition.yaml":   {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
-		"table2.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 80},
-		"table3.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 80},
-		"table4.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "example.com/gpu"}}, dra: true, workloads: 30},
+		"partition.yaml":   {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
+		"table2.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
+		"table3.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 150},
+		"table4.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "example.com/gpu"}}, dra: true, workloads: 120},
 		"mt-cohort.yaml":   {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"team-c", 4, "cpu"}}, workloads: 300},
 		"mt-priority.yaml": {queues: []queue{{"shared", 4, "cpu"}}, workloads: 180},
 		"mt-mixed.yaml":    {queues: []queue{{"mixed", 5, "cpu"}}, workloads: 180},
@@ -493,6 +496,14 @@ func TestLoadSpecFiles(t *testing.T) {
 				wantLambda := s.Levels[0] * float64(tc.queues[0].KEff) / s.Source.MeanService.Seconds()
 				if diff := cmp.Diff(wantLambda, p.Queues[0].Lambda, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 					t.Errorf("λ of the shorthand (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if tc.quick {
+				for seed := range s.NumSeeds() {
+					if p, err := s.Plan(s.Levels[0], seed); err != nil || len(s.Levels) != 1 || p.Span > 90 {
+						t.Errorf("quick scenario: %d levels, seed %d spans %.0f s (err %v); want one level within 90 s", len(s.Levels), seed, p.Span, err)
+					}
 				}
 				return
 			}
