@@ -268,8 +268,8 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, b
 	defer e.mu.Unlock()
 	since := queuedSince(wl)
 	p := e.pending[key]
-	if p.arrivedAt != 0 && p.arrivedAt.time().After(since) {
-		since = p.arrivedAt.time()
+	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
+		since = at
 	}
 	delete(e.pending, key)
 	e.admittedAt[key] = eventTimeOf(now)
@@ -282,11 +282,11 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, b
 		}
 		s.freedAt = time.Time{}
 	}
-	score, ok := p.ledger.score(key, cq, priorityOf(wl), since, now)
+	score, ok := p.score(key, cq, priorityOf(wl), since, now)
 	if ok {
 		s.observeScore(score, now)
 		if score.Forecast.OK {
-			s.observeCalibration(now, p.ledger.stamp.calibration, float64(p.ledger.p50), float64(p.ledger.p90), score.Actual.Seconds())
+			s.observeCalibration(now, p.stamp.calibration, float64(p.p50), float64(p.p90), score.Actual.Seconds())
 		}
 	}
 	return score, ok
@@ -512,7 +512,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			if est.HasWait {
 				f = estimates[i]
 			}
-			ledger.add(key, ledgerEntryOf(ledgerStamp, est.HasWait, f.ExpectedWaitSeconds, f.P50Seconds, f.P90Seconds))
+			ledger.add(key, ledgerLine(ledgerStamp, est.HasWait, f.ExpectedWaitSeconds, f.P50Seconds, f.P90Seconds))
 		}
 	}
 }

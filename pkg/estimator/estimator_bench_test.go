@@ -239,9 +239,10 @@ func retainedByEstimator(b *testing.B, c *benchCluster) (afterEvents, afterRefre
 // (after a GC, in the steady state of its second refresh) over one
 // ClusterQueue with 10 000 pending workloads, less
 // what it keeps over the same ClusterQueue with none, divided by 10 000.
-// The metrics are B/pending (in total), events-B/pending (the arrival
-// time the informer handler keeps per pending workload) and
-// results-B/pending (its published estimate); ns/op is the time to set up
+// The metrics are B/pending (in total), events-B/pending (what the
+// estimator tracks per pending workload: its arrival time, kept by the
+// informer handler, and its line in the prediction ledger, written by the
+// refresh) and results-B/pending (its published estimate); ns/op is the time to set up
 // and refresh an estimator of 10 000 pending workloads.
 func BenchmarkRetainedMemoryPerPendingWorkload(b *testing.B) {
 	const pending = 10000

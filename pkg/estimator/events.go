@@ -104,10 +104,10 @@ func (e *Estimator) forgetWorkload(key workload.Reference) (kueue.ClusterQueueRe
 	p, ok := e.pending[key]
 	delete(e.pending, key)
 	delete(e.admittedAt, key)
-	if !ok || p.ledger.stamp == nil {
+	if !ok || p.stamp == nil {
 		return "", false
 	}
-	return p.ledger.stamp.clusterQueue, true
+	return p.stamp.clusterQueue, true
 }
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
@@ -127,7 +127,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	// The event follows the creation by milliseconds; its time is finer
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
-	e.pending[workload.Key(wl)] = trackedWorkload{arrivedAt: eventTimeOf(now)}
+	e.pending[workload.Key(wl)] = trackedWorkload{arrived: arrivalOffset(wl.CreationTimestamp.Time, now)}
 	e.statsFor(cq).arrivals.ObserveAt(now)
 	e.dirty.Store(true)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", workload.Key(wl), "clusterQueue", cq)
@@ -171,7 +171,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	delete(e.admittedAt, key)
 	if preempted {
 		// It re-enters the queue now, with a new ledger line to come.
-		e.pending[key] = trackedWorkload{arrivedAt: eventTimeOf(now)}
+		e.pending[key] = trackedWorkload{arrived: arrivalOffset(newWl.CreationTimestamp.Time, now)}
 	}
 	if preempted {
 		at := now

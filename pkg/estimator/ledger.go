@@ -100,21 +100,37 @@ type ledgerStamp struct {
 	calibration       quantileCalibration
 }
 
-// ledgerEntry is a pending workload's line: its first forecast (remaining
-// wait from stamp.at, seconds; NaN for none), with the quantiles as the
-// roll gave them, before calibration (the stamp's calibration turns them
-// into the published ones). A nil stamp means no estimate was published
-// for the workload yet.
-type ledgerEntry struct {
+// trackedWorkload is what the estimator keeps per pending workload, 24
+// bytes: its line in the ledger, the first forecast published for it
+// (remaining wait from stamp.at, seconds; NaN for none) with the quantiles
+// as the roll gave them, before calibration (the stamp's calibration turns
+// them into the published ones), and when the estimator saw it arrive
+// (see arrivalOffset). A nil stamp means no estimate was published for it
+// yet.
+type trackedWorkload struct {
 	stamp          *ledgerStamp
 	mean, p50, p90 float32
+	arrived        uint32
 }
 
-// trackedWorkload is what the estimator keeps per pending workload: when it
-// saw it arrive (zero: before the estimator started) and its ledger line.
-type trackedWorkload struct {
-	arrivedAt eventTime
-	ledger    ledgerEntry
+// arrivalOffset encodes when a workload created at created (its API
+// timestamp, immutable, whole seconds) was seen arriving at at: the
+// milliseconds in between plus one. 0 means unknown: seen before it was
+// created (clocks disagree) or more than 49 days after.
+func arrivalOffset(created, at time.Time) uint32 {
+	ms := at.Sub(created).Milliseconds()
+	if ms < 0 || ms >= math.MaxUint32-1 {
+		return 0
+	}
+	return uint32(ms) + 1
+}
+
+// arrivedAt decodes the arrival time of a workload created at created.
+func (t trackedWorkload) arrivedAt(created time.Time) (time.Time, bool) {
+	if t.arrived == 0 {
+		return time.Time{}, false
+	}
+	return created.Add(time.Duration(t.arrived-1) * time.Millisecond), true
 }
 
 // newLedgerStamp builds the stamp of a refresh of one ClusterQueue from
@@ -131,11 +147,12 @@ func newLedgerStamp(m *QueueModel, method Method, cal quantileCalibration) *ledg
 	return s
 }
 
-// ledgerEntryOf is the line of a workload estimated under stamp with the
-// roll's mean and raw quantiles (seconds); hasWait false: no forecast.
-func ledgerEntryOf(stamp *ledgerStamp, hasWait bool, mean, rawP50, rawP90 float64) ledgerEntry {
+// ledgerLine is the ledger line of a workload estimated under stamp with
+// the roll's mean and raw quantiles (seconds); hasWait false: no forecast.
+// Its arrival is left unknown: the writer keeps the one recorded.
+func ledgerLine(stamp *ledgerStamp, hasWait bool, mean, rawP50, rawP90 float64) trackedWorkload {
 	nan := float32(math.NaN())
-	l := ledgerEntry{stamp: stamp, mean: nan, p50: nan, p90: nan}
+	l := trackedWorkload{stamp: stamp, mean: nan, p50: nan, p90: nan}
 	if hasWait {
 		l.mean, l.p50, l.p90 = float32(mean), float32(rawP50), float32(rawP90)
 	}
@@ -144,7 +161,7 @@ func ledgerEntryOf(stamp *ledgerStamp, hasWait bool, mean, rawP50, rawP90 float6
 
 // score judges the line of a workload that queued at since and was
 // admitted at admitted; false when no estimate had been published for it.
-func (l ledgerEntry) score(key workload.Reference, cq kueue.ClusterQueueReference, priority int32, since, admitted time.Time) (Score, bool) {
+func (l trackedWorkload) score(key workload.Reference, cq kueue.ClusterQueueReference, priority int32, since, admitted time.Time) (Score, bool) {
 	if l.stamp == nil {
 		return Score{}, false
 	}
@@ -189,11 +206,11 @@ type ledgerWriter struct {
 	e     *Estimator
 	n     int
 	keys  [ledgerBatch]workload.Reference
-	lines [ledgerBatch]ledgerEntry
+	lines [ledgerBatch]trackedWorkload
 }
 
 // add queues the line of a Quotable pending workload.
-func (w *ledgerWriter) add(key workload.Reference, line ledgerEntry) {
+func (w *ledgerWriter) add(key workload.Reference, line trackedWorkload) {
 	w.keys[w.n], w.lines[w.n] = key, line
 	w.n++
 	if w.n == ledgerBatch {
@@ -209,9 +226,10 @@ func (w *ledgerWriter) flush() {
 	defer w.e.mu.Unlock()
 	for i := range w.n {
 		p, ok := w.e.pending[w.keys[i]]
-		if ok && p.ledger.stamp == nil {
-			p.ledger = w.lines[i]
-			w.e.pending[w.keys[i]] = p
+		if ok && p.stamp == nil {
+			line := w.lines[i]
+			line.arrived = p.arrived
+			w.e.pending[w.keys[i]] = line
 		}
 	}
 	w.n = 0

@@ -26,20 +26,20 @@ func TestLedgerEntryScore(t *testing.T) {
 	}
 	key := workload.NewReference("ns", "w")
 	tests := map[string]struct {
-		line     ledgerEntry
+		line     trackedWorkload
 		since    time.Time
 		admitted time.Time
 		want     Score
 		wantOK   bool
 	}{
 		"no estimate published": {
-			line: ledgerEntry{}, since: t0, admitted: at,
+			line: trackedWorkload{}, since: t0, admitted: at,
 		},
 		// Queued at t0, first estimated 10 s later, admitted 6 s after
 		// that. The baselines predicted whole waits of 15 s (EMA: 5 s
 		// remain) and 8 s (paper: already overdue, so 0 remain).
 		"baselines turn into what remained": {
-			line:  ledgerEntry{stamp: stamp(15, 8, nan), mean: 4, p50: 3, p90: 9},
+			line:  trackedWorkload{stamp: stamp(15, 8, nan), mean: 4, p50: 3, p90: 9},
 			since: t0, admitted: at.Add(6 * time.Second), wantOK: true,
 			want: Score{
 				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast,
@@ -52,7 +52,7 @@ func TestLedgerEntryScore(t *testing.T) {
 			},
 		},
 		"no forecast, baselines only": {
-			line:  ledgerEntry{stamp: stamp(2, nan, nan), mean: float32(nan), p50: float32(nan), p90: float32(nan)},
+			line:  trackedWorkload{stamp: stamp(2, nan, nan), mean: float32(nan), p50: float32(nan), p90: float32(nan)},
 			since: at, admitted: at.Add(time.Second), wantOK: true,
 			want: Score{
 				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodNone,
@@ -62,7 +62,7 @@ func TestLedgerEntryScore(t *testing.T) {
 		},
 		// Clocks disagree by a little: neither wait goes negative.
 		"queued after the estimate, admitted before it": {
-			line:  ledgerEntry{stamp: stamp(1, 1, 1), mean: 0, p50: 0, p90: 0},
+			line:  trackedWorkload{stamp: stamp(1, 1, 1), mean: 0, p50: 0, p90: 0},
 			since: at.Add(time.Second), admitted: at.Add(-time.Millisecond), wantOK: true,
 			want: Score{
 				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast, EstimatedAt: at,
