@@ -54,6 +54,9 @@ type Estimator struct {
 	cycleBusy      *stats.EMA
 	lastCycleStart time.Time
 	warmed         bool
+	// early holds the events seen before warming (see applyOrDefer).
+	early        []earlyEvent
+	earlyDropped int
 	// pending holds, per pending workload, when this estimator saw it
 	// arrive and its line in the prediction ledger; admittedAt is when it
 	// saw a workload get its quota reservation. API timestamps have
@@ -335,6 +338,9 @@ func (e *Estimator) warmStart(ctx context.Context) {
 func (e *Estimator) markWarmed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !e.warmed {
+		e.replayEarlyEvents(nil)
+	}
 	e.warmed = true
 }
 

@@ -119,18 +119,16 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	if !ok {
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.warmed {
-		return
-	}
 	// The event follows the creation by milliseconds; its time is finer
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
-	e.pending[workload.Key(wl)] = trackedWorkload{arrived: arrivalOffset(wl.CreationTimestamp.Time, now)}
-	e.statsFor(cq).arrivals.ObserveAt(now)
-	e.dirty.Store(true)
-	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", workload.Key(wl), "clusterQueue", cq)
+	key := workload.Key(wl)
+	created := wl.CreationTimestamp.Time
+	e.applyOrDefer(earlyEvent{key: key, kind: arrivalEvent, apply: func() {
+		e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
+		e.statsFor(cq).arrivals.ObserveAt(now)
+		e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
+	}})
 }
 
 func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
@@ -148,43 +146,120 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	if !finished && !preempted {
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.warmed {
-		return
-	}
-	s := e.statsFor(cq)
 	now := e.opts.clock.Now()
 	key := workload.Key(newWl)
-	if finished {
-		span, ok := serviceSpan(oldWl, newWl)
-		if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {
-			// Both ends seen here: clock resolution instead of the
-			// conditions' whole seconds.
-			span, ok = stats.Span{Start: at.time(), End: now}, true
+	span, hasSpan := serviceSpan(oldWl, newWl)
+	evictedAt := now
+	if c := apimeta.FindStatusCondition(newWl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
+		evictedAt = c.LastTransitionTime.Time
+	}
+	created := newWl.CreationTimestamp.Time
+	kind := finishEvent
+	if !finished {
+		kind = preemptionEvent
+	}
+	e.applyOrDefer(earlyEvent{key: key, kind: kind, apply: func() {
+		s := e.statsFor(cq)
+		if finished {
+			span, ok := span, hasSpan
+			if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {
+				// Both ends seen here: clock resolution instead of the
+				// conditions' whole seconds.
+				span, ok = stats.Span{Start: at.time(), End: now}, true
+			}
+			if ok {
+				s.service.ObserveAt(span.End, span.Seconds())
+				e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
+			}
 		}
-		if ok {
-			s.service.ObserveAt(span.End, span.Seconds())
-			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", workload.Key(newWl), "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
+		delete(e.admittedAt, key)
+		if preempted {
+			// It re-enters the queue now, with a new ledger line to come.
+			e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
+			s.preemptions.ObserveAt(evictedAt)
+			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
+		}
+		if s.pending > 0 && s.freedAt.IsZero() {
+			s.freedAt = now
+		}
+	}})
+}
+
+// earlyEvent is a workload transition the event handlers saw; before the
+// estimator is warm it waits in e.early, so that none is lost between the
+// informer's sync and the warm start's read of the same cache.
+type earlyEvent struct {
+	key   workload.Reference
+	kind  eventKind
+	apply func() // under e.mu
+}
+
+type eventKind uint8
+
+const (
+	arrivalEvent eventKind = iota
+	finishEvent
+	preemptionEvent
+)
+
+// maxEarlyEvents bounds the events kept before the warm start; more are
+// dropped (and logged): the statistics then miss them, nothing else.
+const maxEarlyEvents = 1 << 16
+
+// applyOrDefer applies an event now, or keeps it for the warm start.
+func (e *Estimator) applyOrDefer(ev earlyEvent) {
+	defer e.dirty.Store(true)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.warmed {
+		ev.apply()
+		return
+	}
+	if len(e.early) >= maxEarlyEvents {
+		e.earlyDropped++
+		return
+	}
+	e.early = append(e.early, ev)
+}
+
+// listedState is what the warm start read of a workload, to tell which
+// early events its statistics already hold.
+type listedState struct {
+	finished, evictedByPreemption bool
+}
+
+// alreadyListed reports whether the warm start's read already holds the
+// event: a listed workload's arrival (its creation is seeded), its finish
+// when listed finished, its preemption when listed evicted by preemption.
+func (ev earlyEvent) alreadyListed(listed map[workload.Reference]listedState) bool {
+	st, ok := listed[ev.key]
+	if !ok {
+		return false
+	}
+	switch ev.kind {
+	case finishEvent:
+		return st.finished
+	case preemptionEvent:
+		return st.evictedByPreemption
+	}
+	return true
+}
+
+// replayEarlyEvents applies the events kept before warming, but those
+// listed holds already (nil: none). The caller holds e.mu.
+func (e *Estimator) replayEarlyEvents(listed map[workload.Reference]listedState) {
+	applied := 0
+	for _, ev := range e.early {
+		if !ev.alreadyListed(listed) {
+			ev.apply()
+			applied++
 		}
 	}
-	delete(e.admittedAt, key)
-	if preempted {
-		// It re-enters the queue now, with a new ledger line to come.
-		e.pending[key] = trackedWorkload{arrived: arrivalOffset(newWl.CreationTimestamp.Time, now)}
+	if len(e.early) > 0 || e.earlyDropped > 0 {
+		e.opts.log.V(2).Info("Wait time estimator replayed the events seen before it was warm",
+			"events", len(e.early), "applied", applied, "dropped", e.earlyDropped)
 	}
-	if preempted {
-		at := now
-		if c := apimeta.FindStatusCondition(newWl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
-			at = c.LastTransitionTime.Time
-		}
-		s.preemptions.ObserveAt(at)
-		e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", workload.Key(newWl), "clusterQueue", cq)
-	}
-	if s.pending > 0 && s.freedAt.IsZero() {
-		s.freedAt = now
-	}
-	e.dirty.Store(true)
+	e.early, e.earlyDropped = nil, 0
 }
 
 // WarmStart seeds the statistics from the Workload and ClusterQueue objects
@@ -192,8 +267,9 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 // made), so that a restarted manager does not start blind: arrivals from
 // creation times, service times from finished workloads' reservation and
 // finish times, the EMA from admitted workloads' waits, preemptions from
-// eviction times. Call it once the cache has synced; until it returns the
-// event handlers drop events.
+// eviction times. Call it once the cache has synced. Events the handlers
+// see before it returns are kept and applied then, but those the read
+// already holds.
 func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err error) {
 	defer e.recoverPanicAsError("WarmStart", &err)
 	var wls kueue.WorkloadList
@@ -213,6 +289,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	// Pending workloads get a ledger line at the next refresh; their
 	// arrival time is their queueing time in the API (unknown here).
 	var pendingKeys []workload.Reference
+	listed := make(map[workload.Reference]listedState, len(wls.Items))
 	get := func(cq kueue.ClusterQueueReference) *seeds {
 		s, ok := per[cq]
 		if !ok {
@@ -247,6 +324,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		if wl.Status.Admission == nil && !isFinished(wl) {
 			pendingKeys = append(pendingKeys, workload.Key(wl))
 		}
+		listed[workload.Key(wl)] = listedState{finished: isFinished(wl), evictedByPreemption: isEvictedByPreemption(wl)}
 	}
 
 	e.mu.Lock()
@@ -268,6 +346,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 			e.pending[key] = trackedWorkload{}
 		}
 	}
+	e.replayEarlyEvents(listed)
 	e.warmed = true
 	e.dirty.Store(true)
 	e.opts.log.V(2).Info("Wait time estimator warmed from the cache", "workloads", len(wls.Items), "clusterQueues", len(per))

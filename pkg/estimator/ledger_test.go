@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"math"
 	"math/rand/v2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	"sync"
 	"testing"
 	"time"
@@ -329,5 +332,78 @@ func TestCalibrationWidensQuantilesThatMiss(t *testing.T) {
 	e.Refresh(env.ctx)
 	if est, _ := e.Results().Workload(workload.Key(wl)); est.P90 < 10*firstP90 || est.P50 > est.P90 {
 		t.Errorf("published P50 %v, P90 %v after calibration; the first P90 was %v", est.P50, est.P90, firstP90)
+	}
+}
+
+// blockingReader lists from a fake client once released, so that events
+// can arrive while the warm start reads.
+type blockingReader struct {
+	client.Reader
+	listing chan struct{}
+	release chan struct{}
+}
+
+func (r blockingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*kueue.WorkloadList); ok {
+		close(r.listing)
+		<-r.release
+	}
+	return r.Reader.List(ctx, list, opts...)
+}
+
+// Events that arrive while the warm start reads the cache are applied
+// once, whether or not the read already held them.
+func TestNoEventLostDuringWarmStart(t *testing.T) {
+	objs := paperObjects()
+	env := newTestEnv(t, objs)
+	e := env.estimator(t)
+	h := e.WorkloadEventHandler()
+
+	// The cache the warm start reads: a pending workload p0 and a running
+	// r0 that it already holds finished.
+	p0 := objs.pending[0]
+	r0 := objs.running[0]
+	r0Done := r0.DeepCopy()
+	r0Done.Status.Conditions = append(r0Done.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(t0),
+	})
+	cache := utiltesting.NewClientBuilder().WithObjects(p0.DeepCopy(), r0Done.DeepCopy()).Build()
+	reader := blockingReader{Reader: cache, listing: make(chan struct{}), release: make(chan struct{})}
+	warmed := make(chan error)
+	go func() { warmed <- e.WarmStart(env.ctx, reader) }()
+	<-reader.listing
+
+	// While it reads: p0's arrival and r0's finish (both in the read),
+	// and a new arrival and r1's finish (neither in it).
+	h.OnAdd(p0, false)
+	h.OnUpdate(r0, r0Done)
+	h.OnAdd(pendingWorkload("new", "500m", t0), false)
+	r1 := objs.running[1]
+	r1Done := r1.DeepCopy()
+	r1Done.Status.Conditions = append(r1Done.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(t0),
+	})
+	h.OnUpdate(r1, r1Done)
+	close(reader.release)
+	if err := <-warmed; err != nil {
+		t.Fatal(err)
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.perQueue["cq"]
+	// Arrivals: p0 and r0 from their creation in the read, "new" from its
+	// event; finishes: r0 from the read, r1 from its event.
+	if got := s.arrivals.Count(); got != 3 {
+		t.Errorf("arrivals = %d, want 3 (p0 and r0 once each, new)", got)
+	}
+	if got := s.service.Count(); got != 2 {
+		t.Errorf("service observations = %d, want 2 (r0 once, r1)", got)
+	}
+	if _, ok := e.pending[workload.NewReference("ns", "new")]; !ok {
+		t.Error("the workload that arrived during the warm start is not tracked")
+	}
+	if len(e.early) != 0 {
+		t.Errorf("%d events left waiting", len(e.early))
 	}
 }
