@@ -44,10 +44,11 @@ type Estimator struct {
 	queues     QueueSource
 	forecaster *forecast.Forecaster
 
-	mu         sync.Mutex
-	rng        *rand.Rand
-	perQueue   map[kueue.ClusterQueueReference]*queueStats
-	strategies map[kueue.ClusterQueueReference]kueue.QueueingStrategy
+	mu       sync.Mutex
+	rng      *rand.Rand
+	perQueue map[kueue.ClusterQueueReference]*queueStats
+	// specs holds what the snapshot does not carry of each ClusterQueue.
+	specs map[kueue.ClusterQueueReference]queueSpec
 	// cycleBusy is an EMA of how long the scheduler was busy between the
 	// start of one cycle and the moment the next began waiting for heads;
 	// lastCycleStart is when the last cycle obtained its heads.
@@ -118,7 +119,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		forecaster: f,
 		rng:        o.rng,
 		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
-		strategies: make(map[kueue.ClusterQueueReference]kueue.QueueingStrategy),
+		specs:      make(map[kueue.ClusterQueueReference]queueSpec),
 		cycleBusy:  cycleBusy,
 		pending:    make(map[workload.Reference]trackedWorkload),
 		admittedAt: make(map[workload.Reference]eventTime),
@@ -407,13 +408,19 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
 	in := e.queueInputs(cqs, len(pending))
-	admitted, view, strategy, cyclePeriod, rng := in.admitted, in.view, in.strategy, in.cyclePeriod, in.rng
+	admitted, view, strategy, cyclePeriod, rng := in.admitted, in.view, in.spec.strategy, in.cyclePeriod, in.rng
 	model := QueueModel{ClusterQueue: cqs.Name, At: now, PendingWorkloads: len(pending)}
 	if view.hasEMA {
 		model.EMAWait, model.HasEMA = seconds(view.ema), true
 	}
 	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.p50Coverage, view.p90Coverage, view.hasCoverage
 	model.ScoredWorkloads = view.scored
+	switch {
+	case e.opts.admissionFairShare && in.spec.admissionScope:
+		model.UnmodelledOrdering = OrderingAdmissionFairSharing
+	case e.opts.fairSharing && cqs.HasParent():
+		model.UnmodelledOrdering = OrderingFairSharing
+	}
 	if view.calibrated {
 		model.Calibrated = true
 		model.P50Adjustment, model.P90Adjustment = math.Exp(view.calibration.q50), math.Exp(view.calibration.q90)
@@ -528,7 +535,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 type queueInputs struct {
 	admitted    map[workload.Reference]time.Time
 	view        statsView
-	strategy    kueue.QueueingStrategy
+	spec        queueSpec
 	cyclePeriod float64
 	rng         *rand.Rand
 }
@@ -551,7 +558,7 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int
 	}
 	in.view.calibration = s.currentCalibration(calibrationScale(meanService))
 	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores
-	in.strategy = e.strategies[cqs.Name]
+	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.rng = rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
 	return in

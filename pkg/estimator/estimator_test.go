@@ -610,3 +610,47 @@ func TestRefreshDelayBoundsTheCPUShare(t *testing.T) {
 		})
 	}
 }
+
+// A ClusterQueue whose admission order the manager sets by fair sharing
+// says that the forecast does not model it, and only then.
+func TestQueueModelNamesTheOrderingItDoesNotModel(t *testing.T) {
+	cohortCQ := cpuQueue("in-cohort", "2")
+	cohortCQ.Spec.CohortName = "research"
+	scoped := utiltestingapi.MakeClusterQueue("scoped").
+		ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Obj()).
+		AdmissionMode(kueue.UsageBasedAdmissionFairSharing).Obj()
+	plain := cpuQueue("plain", "2")
+	objs := envObjects{
+		flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+		cohorts: []*kueue.Cohort{utiltestingapi.MakeCohort("research").Obj()},
+		cqs:     []*kueue.ClusterQueue{cohortCQ, scoped, plain},
+	}
+	tests := map[string]struct {
+		opts []Option
+		want map[kueue.ClusterQueueReference]Ordering
+	}{
+		"neither on": {want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": "", "plain": ""}},
+		"fair sharing": {opts: []Option{WithFairSharing(true)},
+			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": OrderingFairSharing, "scoped": "", "plain": ""}},
+		"admission fair sharing": {opts: []Option{WithAdmissionFairSharing(true)},
+			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": OrderingAdmissionFairSharing, "plain": ""}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			env := newTestEnv(t, objs)
+			e := env.estimator(t, tc.opts...)
+			h := e.ClusterQueueEventHandler()
+			for _, cq := range objs.cqs {
+				h.OnAdd(cq, true)
+			}
+			e.Refresh(env.ctx)
+			got := map[kueue.ClusterQueueReference]Ordering{}
+			for name, m := range e.Results().Queues() {
+				got[name] = m.UnmodelledOrdering
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("unmodelled ordering (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -52,11 +52,11 @@ func (e *Estimator) WorkloadEventHandler() toolscache.ResourceEventHandler {
 
 // ClusterQueueEventHandler returns the handler to register on the
 // manager's ClusterQueue informer; it tracks each ClusterQueue's queueing
-// strategy, which the snapshot does not carry.
+// strategy and admission scope, which the snapshot does not carry.
 func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 	set := func(obj any) {
 		if cq, ok := obj.(*kueue.ClusterQueue); ok {
-			e.setStrategy(kueue.ClusterQueueReference(cq.Name), cq.Spec.QueueingStrategy)
+			e.setQueueSpec(kueue.ClusterQueueReference(cq.Name), queueSpecOf(cq))
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
@@ -73,18 +73,29 @@ func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 	}
 }
 
-func (e *Estimator) setStrategy(cq kueue.ClusterQueueReference, strategy kueue.QueueingStrategy) {
+// queueSpec is what the estimator needs of a ClusterQueue's spec that the
+// scheduler's snapshot does not carry.
+type queueSpec struct {
+	strategy       kueue.QueueingStrategy
+	admissionScope bool
+}
+
+func queueSpecOf(cq *kueue.ClusterQueue) queueSpec {
+	return queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil}
+}
+
+func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.strategies[cq] = strategy
+	e.specs[cq] = spec
 }
 
 func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	delete(e.strategies, cq)
+	delete(e.specs, cq)
 	delete(e.perQueue, cq)
 }
 
@@ -330,7 +341,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i := range cqs.Items {
-		e.strategies[kueue.ClusterQueueReference(cqs.Items[i].Name)] = cqs.Items[i].Spec.QueueingStrategy
+		e.specs[kueue.ClusterQueueReference(cqs.Items[i].Name)] = queueSpecOf(&cqs.Items[i])
 	}
 	for cq, s := range per {
 		qs := e.statsFor(cq)

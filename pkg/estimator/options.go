@@ -27,21 +27,23 @@ const (
 )
 
 type options struct {
-	clock             clock.PassiveClock
-	rng               *rand.Rand
-	log               logr.Logger
-	reporter          MetricsReporter
-	refreshPeriod     time.Duration
-	maxStaleness      time.Duration
-	halfLife          time.Duration
-	minServiceSamples int
-	serviceSampleSize int
-	emaAlpha          float64
-	forecastSamples   int
-	forecastDepth     int
-	horizon           time.Duration
-	priorMeanService  time.Duration
-	warmStartFrom     client.Reader
+	clock              clock.PassiveClock
+	rng                *rand.Rand
+	log                logr.Logger
+	reporter           MetricsReporter
+	refreshPeriod      time.Duration
+	maxStaleness       time.Duration
+	halfLife           time.Duration
+	minServiceSamples  int
+	serviceSampleSize  int
+	emaAlpha           float64
+	forecastSamples    int
+	forecastDepth      int
+	horizon            time.Duration
+	priorMeanService   time.Duration
+	warmStartFrom      client.Reader
+	fairSharing        bool
+	admissionFairShare bool
 }
 
 func defaultOptions() options {
@@ -128,6 +130,20 @@ func WithHorizon(d time.Duration) Option { return func(o *options) { o.horizon =
 // without any a ClusterQueue's workloads get their admissibility but no wait.
 func WithPriorMeanService(d time.Duration) Option {
 	return func(o *options) { o.priorMeanService = d }
+}
+
+// WithFairSharing tells the estimator that the manager orders admissions
+// within cohorts by fair sharing (the Configuration's fairSharing), which
+// the forecast does not model: the queue models of ClusterQueues in a
+// cohort then say so (QueueModel.UnmodelledOrdering).
+func WithFairSharing(enabled bool) Option { return func(o *options) { o.fairSharing = enabled } }
+
+// WithAdmissionFairSharing tells the estimator that the manager orders the
+// pending workloads of ClusterQueues with an admissionScope by their
+// LocalQueues' usage (the Configuration's admissionFairSharing), which the
+// forecast does not model: their queue models then say so.
+func WithAdmissionFairSharing(enabled bool) Option {
+	return func(o *options) { o.admissionFairShare = enabled }
 }
 
 // WithWarmStart makes [Estimator.Start] call [Estimator.WarmStart] with

@@ -111,6 +111,13 @@ type QueueModel struct {
 	// quantiles (plus its scale floor; 1 is no change).
 	Calibrated                   bool
 	P50Adjustment, P90Adjustment float64
+	// UnmodelledOrdering names the admission order the manager applies to
+	// this ClusterQueue that the forecast does not model (it assumes the
+	// ClusterQueue's own queueing strategy): FairSharing, for a ClusterQueue
+	// in a cohort when fair sharing is on, or AdmissionFairSharing, for one
+	// with an admissionScope when admission fair sharing is on. Its
+	// forecasts are then approximations outside the accuracy claims.
+	UnmodelledOrdering Ordering
 	// PendingWorkloads and UnfeasibleWorkloads count the pending list.
 	PendingWorkloads    int
 	UnfeasibleWorkloads int
@@ -337,6 +344,18 @@ type MetricsReporter interface {
 	// ReportUnscored is called for a workload the ledger could not score.
 	ReportUnscored(cq kueue.ClusterQueueReference, reason UnscoredReason)
 }
+
+// Ordering is an admission order of the manager's.
+type Ordering string
+
+const (
+	// OrderingFairSharing is Kueue's fair sharing between the ClusterQueues
+	// of a cohort.
+	OrderingFairSharing Ordering = "FairSharing"
+	// OrderingAdmissionFairSharing is Kueue's admission fair sharing between
+	// the LocalQueues of a ClusterQueue.
+	OrderingAdmissionFairSharing Ordering = "AdmissionFairSharing"
+)
 
 // UnscoredReason says why a workload left the ledger unscored.
 type UnscoredReason string

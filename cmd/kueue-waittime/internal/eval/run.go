@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -23,6 +24,7 @@ import (
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	"sigs.k8s.io/kueue/pkg/workload"
 	"sigs.k8s.io/kueue/pkg/workload/finish"
+	workloadpatching "sigs.k8s.io/kueue/pkg/workload/patching"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
@@ -280,11 +282,27 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 				continue
 			}
 			reserved := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+			evicted := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
 			now := time.Now()
 			mu.Lock()
 			r := byName[wl.Name]
 			switch {
-			case r == nil || r.finished || reserved == r.admitted:
+			case r == nil || r.finished:
+			case reserved && evicted:
+				// Evicted (preempted): stop it and give its quota back, as
+				// a job integration does once the job's pods are gone.
+				if r.admitted {
+					r.admitted = false
+					r.generation++
+				}
+				go func(wl *kueue.Workload) {
+					if err := releaseEvicted(replicaCtx, cl, wl); err != nil {
+						mu.Lock()
+						fail(fmt.Errorf("releasing evicted %s: %w", wl.Name, err))
+						mu.Unlock()
+					}
+				}(wl.DeepCopy())
+			case reserved == r.admitted:
 			case reserved:
 				r.admitted = true
 				r.generation++
@@ -350,14 +368,9 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			return nil, fmt.Errorf("creating workload %s: %w", a.Name, err)
 		}
 	}
-	// Generous: every feasible workload served one after another, twice.
-	var work float64
-	for _, a := range plan.Arrivals {
-		if !a.Unfeasible {
-			work += a.Service
-		}
-	}
-	timeout := time.Duration(2*work*float64(time.Second)) + 2*time.Minute
+	// The last arrival plus five minutes to drain: a replica whose
+	// workloads are still unfinished then is stuck, not slow.
+	timeout := time.Until(rr.start.Add(time.Duration(plan.Span*float64(time.Second)))) + 5*time.Minute
 	mu.Lock()
 	waiting := remaining > 0
 	mu.Unlock()
@@ -367,7 +380,13 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 		case <-time.After(timeout):
 			mu.Lock()
 			defer mu.Unlock()
-			return nil, fmt.Errorf("replica %s: %d workloads still unfinished after %v", rep.Prefix, remaining, timeout)
+			var stuck []string
+			for _, r := range rr.runs {
+				if !r.arrival.Unfeasible && !r.finished && len(stuck) < 5 {
+					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.arrival.Name, len(r.admissions), r.admitted))
+				}
+			}
+			return nil, fmt.Errorf("replica %s: %d workloads still unfinished five minutes after the last arrival, e.g. %s", rep.Prefix, remaining, strings.Join(stuck, ", "))
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -379,6 +398,32 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 		return nil, replicaErr
 	}
 	return rr, nil
+}
+
+// releaseEvicted clears the quota reservation of an evicted workload and
+// marks it requeued when it was preempted, as Kueue's job reconciler does
+// once the job is stopped; Kueue then queues it again.
+func releaseEvicted(ctx context.Context, cl client.Client, wl *kueue.Workload) error {
+	evicted := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
+	if evicted == nil {
+		return nil
+	}
+	err := workloadpatching.PatchAdmissionStatus(ctx, cl, wl, clock.RealClock{}, func(wl *kueue.Workload) (bool, error) {
+		if !workload.HasQuotaReservation(wl) {
+			return false, nil
+		}
+		requeue := evicted.Reason == kueue.WorkloadEvictedByPreemption
+		updated := workload.SetRequeuedCondition(wl, evicted.Reason, evicted.Message, requeue)
+		reason := workload.UnadmittedWorkloadReasonWithFallback(kueue.WorkloadQuotaReservedReasonPendingEvaluation, kueue.WorkloadPending) //nolint:staticcheck // as Kueue's job reconciler
+		if workload.UnsetQuotaReservationWithCondition(wl, reason, evicted.Message, time.Now()) {
+			updated = true
+		}
+		return updated, nil
+	})
+	if ctx.Err() != nil || apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // liveTable redraws the pending workloads of a ClusterQueue as the
