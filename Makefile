@@ -108,6 +108,7 @@ demo: envtest build ## The main job: local control plane, patched Kueue, live wa
 eval: envtest build ## Every evaluation scenario on the real scheduler into test/eval/results (about 35 min).
 	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(EVAL_ARGS); \
 	echo "eval: wall time $$((SECONDS - start)) s"
+	bin/kueue-waittime eval --summarize test/eval/results
 
 .PHONY: eval-quick
 eval-quick: envtest build ## One small multi-tenant scenario (a few minutes) into _output/eval-quick.

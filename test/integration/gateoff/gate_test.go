@@ -126,7 +126,8 @@ var _ = ginkgo.Describe("The WaitTimeEstimation gate", ginkgo.Ordered, func() {
 			if strings.HasPrefix(f.GetName(), "kueue_") {
 				kueueMetrics++
 			}
-			for _, name := range []string{"effective_servers", "utilization_estimate", "apriori_wait_time", "unfeasible_pending", "prediction_error"} {
+			for _, name := range []string{"effective_servers", "utilization_estimate", "apriori_wait_time", "unfeasible_pending",
+				"prediction_absolute_error", "predictions_unanswered", "quantile_predictions", "quantile_coverage", "quantile_adjustment", "unscored_workloads"} {
 				gomega.Expect(f.GetName()).NotTo(gomega.ContainSubstring(name), "metric %s registered with the gate off", f.GetName())
 			}
 		}

@@ -9,11 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload/finish"
 )
 
 const (
@@ -114,6 +116,30 @@ var _ = ginkgo.Describe("Wait time estimates through the aggregation layer", fun
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(lqSummary.Items).To(gomega.HaveLen(4))
 		gomega.Expect(lqSummary.Items[3].WaitTimeEstimate).NotTo(gomega.BeNil())
+
+		ginkgo.By("a workload admitted after its estimate was published is scored, and the queue model says how the estimates fared")
+		gomega.Expect(summary.QueueModel.Accuracy).To(gomega.BeNil(), "nothing was admitted after an estimate yet")
+		var wls kueue.WorkloadList
+		gomega.Expect(k8sClient.List(ctx, &wls, client.InNamespace(ns.Name))).To(gomega.Succeed())
+		finished := 0
+		for i := range wls.Items {
+			wl := &wls.Items[i]
+			if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) && finished < 2 {
+				gomega.Expect(finish.Finish(ctx, k8sClient, wl, "Succeeded", "finished by the test", clock.RealClock{})).To(gomega.Succeed())
+				finished++
+			}
+		}
+		gomega.Expect(finished).To(gomega.Equal(2))
+		gomega.Eventually(func(g gomega.Gomega) {
+			s, err := visibility.VisibilityV1beta2().ClusterQueues().GetPendingWorkloadsSummary(ctx, cq.Name, metav1.GetOptions{})
+			g.Expect(err).NotTo(gomega.HaveOccurred())
+			g.Expect(s.QueueModel).NotTo(gomega.BeNil())
+			g.Expect(s.QueueModel.Accuracy).NotTo(gomega.BeNil())
+			g.Expect(s.QueueModel.Accuracy.ScoredWorkloads).To(gomega.Equal(int64(2)), "the two workloads admitted into the freed quota")
+			g.Expect(s.QueueModel.Accuracy.P90CoverageMilli).To(gomega.BeNumerically(">=", 0))
+			g.Expect(s.QueueModel.Accuracy.P90CoverageMilli).To(gomega.BeNumerically("<=", 1000))
+			g.Expect(s.QueueModel.Accuracy.P90AdjustmentMilli).To(gomega.BeNil(), "calibration acts only after 20 scores")
+		}, timeout, interval).Should(gomega.Succeed())
 	})
 
 	ginkgo.It("turns a workload within nominal plus borrowable Unfeasible when the borrowing limit drops to zero, without a restart", func() {

@@ -82,6 +82,7 @@ func NewCommand() *cobra.Command {
 	var outDir string
 	var poll, refresh time.Duration
 	var parallel int
+	var summarize string
 	cmd := &cobra.Command{
 		Use:   "eval -f SCENARIO.yaml [-f ...] [--out DIR]",
 		Short: "Run scenarios on the real Kueue scheduler and compare the predictors",
@@ -103,10 +104,22 @@ preemption, mixed demands, DRA).
 It prints a markdown table per scenario (per level, per ClusterQueue, per
 priority class: MAE with 95% intervals, forecast/baseline MAE ratios, P50
 and P90 coverage) and, with --out, writes <name>.md, <name>.json,
-<name>-workloads.csv and PNG plots for each.`,
+<name>-workloads.csv and PNG plots for each; --summarize DIR then writes
+DIR/summary.md, every scenario and level in one table with the coverage
+pooled over all of them.`,
 		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if summarize != "" {
+				if len(files) > 0 {
+					return cli.FlagError("summarize", "takes the results of an earlier run, not scenario files")
+				}
+				if err := WriteDirSummary(summarize); err != nil {
+					return cli.Usagef("%v", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(summarize, "summary.md"))
+				return nil
+			}
 			if len(files) == 0 {
 				return cli.FlagError("file", "at least one scenario file is required")
 			}
@@ -152,6 +165,7 @@ and P90 coverage) and, with --out, writes <name>.md, <name>.json,
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for the markdown, JSON, per-workload CSV and PNG outputs")
 	cmd.Flags().DurationVar(&poll, "poll", 200*time.Millisecond, "how often the estimator's published results are sampled (admissibility labels, pending counts)")
 	cmd.Flags().DurationVar(&refresh, "refresh", 100*time.Millisecond, "the estimator's refresh period (the production default 1s, scaled like the scenarios' service times)")
+	cmd.Flags().StringVar(&summarize, "summarize", "", "instead of running: summarize the per-workload CSVs of an earlier --out directory into DIR/summary.md")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "how many (level, seed) replicas of a scenario run at once as independent ClusterQueues (0: all)")
 	return cmd
 }

@@ -22,8 +22,12 @@ const batchesPerReplica = 5
 type Report struct {
 	Spec *Spec `json:"scenario"`
 	// WallTime is how long the scenario ran.
-	WallTime string        `json:"wallTime"`
-	Levels   []LevelResult `json:"levels"`
+	WallTime string `json:"wallTime"`
+	// SchedulingCyclesPerSecond is the rate of Kueue's scheduling cycles
+	// that tried to admit a workload (kueue_admission_attempts_total) over
+	// the run, all replicas together.
+	SchedulingCyclesPerSecond float64       `json:"schedulingCyclesPerSecond"`
+	Levels                    []LevelResult `json:"levels"`
 	// Samples are the scored workloads (after the warm-up), for the CSV
 	// and the plots.
 	Samples []ScoredSample `json:"-"`
@@ -482,10 +486,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", s.Description)
 	}
-	fmt.Fprintf(w, "%d workloads per level and seed, %d seed(s), the first %.0f%% of each run's arrivals discarded as warm-up; wall time %s. "+
+	fmt.Fprintf(w, "%d workloads per level and seed, %d seed(s), the first %.0f%% of each run's arrivals discarded as warm-up; wall time %s, %.1f scheduling cycles per second (all replicas). "+
 		"Every predictor is scored on the same workloads (those pending at an estimator refresh), against the wait that remained from their first published estimate; "+
 		"MAEs in seconds with batch-means 95%% intervals, ratios below 1 favour the forecast.\n\n",
-		s.Workloads, s.NumSeeds(), 100*s.WarmupFraction(), r.WallTime)
+		s.Workloads, s.NumSeeds(), 100*s.WarmupFraction(), r.WallTime, r.SchedulingCyclesPerSecond)
 	fmt.Fprintln(w, "| ρ target | ρ observed "+figuresHeader)
 	fmt.Fprintln(w, "|---|---"+strings.Repeat("|---", 12)+"|")
 	for _, l := range r.Levels {
@@ -526,11 +530,14 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
+// csvHeader are the columns of WriteCSV (read back by readScoredCSV).
+var csvHeader = []string{"level", "seed", "queue", "class", "priority_class", "workload", "batch", "method",
+	"waited_s", "actual_s", "forecast_s", "p50_s", "p90_s", "ema_s", "paper_s", "whitt_s"}
+
 // WriteCSV writes one row per scored admission.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"level", "seed", "queue", "class", "priority_class", "workload", "batch", "method",
-		"waited_s", "actual_s", "forecast_s", "p50_s", "p90_s", "ema_s", "paper_s", "whitt_s"})
+	_ = cw.Write(csvHeader)
 	pred := func(p estimator.Prediction) string {
 		if !p.OK {
 			return ""

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +93,40 @@ func TestBuildReportScoresEveryPredictorOnTheSameWorkloads(t *testing.T) {
 	}
 	if err := r.WriteCSV(&csv); err != nil || strings.Count(csv.String(), "\n") != 13 {
 		t.Errorf("CSV has %d lines (err %v), want 13", strings.Count(csv.String(), "\n"), err)
+	}
+}
+
+// The summary read back from the CSV agrees with the report it was
+// written from.
+func TestWriteDirSummaryReadsBackTheCSV(t *testing.T) {
+	r := syntheticReport(t)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "synthetic"+csvSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteCSV(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := WriteDirSummary(dir); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.Levels[0]
+	for _, want := range []string{
+		"| synthetic | 0.80 | 12 | " + l.maeCell(estimator.PredictorForecast) + " | " + l.ratioCell(estimator.PredictorEMA),
+		"| **all** | | 12 |",
+		coverageCell(l.P90Coverage, l.P90CoverageCI95),
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("summary lacks %q:\n%s", want, data)
+		}
+	}
+	if err := WriteDirSummary(t.TempDir()); err == nil {
+		t.Error("an empty directory was summarized")
 	}
 }

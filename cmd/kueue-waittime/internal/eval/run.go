@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +24,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
+	"sigs.k8s.io/kueue/pkg/metrics"
 	"sigs.k8s.io/kueue/pkg/workload"
 	"sigs.k8s.io/kueue/pkg/workload/finish"
 	workloadpatching "sigs.k8s.io/kueue/pkg/workload/patching"
@@ -127,7 +130,7 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	if err := h.createShared(ctx, spec); err != nil {
 		return nil, err
 	}
-	start := time.Now()
+	start, attempts := time.Now(), admissionAttempts()
 	parallel := cmp.Or(h.Parallel, spec.Parallel, len(plans))
 	results := make([]*replicaRun, len(plans))
 	errs := make([]error, len(plans))
@@ -154,8 +157,29 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 		return nil, err
 	}
 	report := buildReport(spec, results, h.Scores)
-	report.WallTime = time.Since(start).Round(time.Second).String()
+	wall := time.Since(start)
+	report.WallTime = wall.Round(time.Second).String()
+	report.SchedulingCyclesPerSecond = (admissionAttempts() - attempts) / wall.Seconds()
 	return report, nil
+}
+
+// admissionAttempts is Kueue's count of scheduling cycles that tried to
+// admit a workload (kueue_admission_attempts_total, every result), read
+// from the in-process metric.
+func admissionAttempts() float64 {
+	ch := make(chan prometheus.Metric)
+	go func() {
+		metrics.AdmissionAttemptsTotal.Collect(ch)
+		close(ch)
+	}()
+	var total float64
+	for m := range ch {
+		var pb dto.Metric
+		if m.Write(&pb) == nil {
+			total += pb.GetCounter().GetValue()
+		}
+	}
+	return total
 }
 
 // createShared creates the cluster-scoped objects every replica shares:
