@@ -48,6 +48,13 @@ type LevelResult struct {
 	// published as Unfeasible; QuotableMislabelled the feasible ones.
 	UnfeasibleLabelled  int `json:"unfeasibleLabelled"`
 	QuotableMislabelled int `json:"quotableMislabelled"`
+	// The keys of earlier reports, now on the ledger's scored set:
+	// forecasted is scored, the MAEs are predictors' (nil: no answer).
+	Forecasted  int      `json:"forecasted"`
+	MAEForecast *float64 `json:"maeForecast"`
+	MAEEMA      *float64 `json:"maeEMA"`
+	MAEPaper    *float64 `json:"maePaper"`
+	MAEWhitt    *float64 `json:"maeWhitt"`
 	Figures
 	Queues     []GroupResult `json:"queues"`
 	Priorities []GroupResult `json:"priorities,omitempty"`
@@ -231,6 +238,15 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 		}
 		floor := mean(la.meanS) / 2
 		lr.Figures = figures(la.samples, la.waits, la.before, floor)
+		lr.Forecasted = lr.Scored
+		for p, dst := range map[estimator.Predictor]**float64{
+			estimator.PredictorForecast: &lr.MAEForecast, estimator.PredictorEMA: &lr.MAEEMA,
+			estimator.PredictorPaper: &lr.MAEPaper, estimator.PredictorWhitt: &lr.MAEWhitt,
+		} {
+			if pr, ok := lr.Predictors[string(p)]; ok {
+				*dst = ptr(pr.MAE)
+			}
+		}
 		for _, name := range slices.Sorted(maps.Keys(la.queues)) {
 			g := la.queues[name]
 			gr := GroupResult{Name: name, KEff: g.keff, Bottleneck: g.bottleneck, TargetUtilization: g.target}

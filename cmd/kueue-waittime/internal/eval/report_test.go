@@ -77,6 +77,9 @@ func TestBuildReportScoresEveryPredictorOnTheSameWorkloads(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("level (-want,+got):\n%s", diff)
 	}
+	if l.Forecasted != l.Scored || l.MAEForecast == nil || *l.MAEForecast != l.Predictors["forecast"].MAE || l.MAEPaper != nil {
+		t.Errorf("the earlier keys: forecasted %d, maeForecast %v, maePaper %v", l.Forecasted, l.MAEForecast, l.MAEPaper)
+	}
 	if _, ok := l.Predictors["paper"]; ok {
 		t.Errorf("the paper never answered but has figures: %+v", l.Predictors["paper"])
 	}
