@@ -1,7 +1,9 @@
 // Command kueue-waittime answers "how long will my workload wait?" for
 // Kueue ClusterQueues with the queue-theoretic model of the paper
 // "Queue-Theoretic Admission Control": `predict` evaluates it from flags,
-// `plan` from real ClusterQueue, Cohort and ResourceFlavor manifests.
+// `plan` from real ClusterQueue, Cohort and ResourceFlavor manifests;
+// `score` reports how accurate a running manager's estimates are, from its
+// metrics.
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/eval"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/plan"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/predict"
+	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
 )
 
 func main() {
@@ -41,6 +44,7 @@ func newRootCommand() *cobra.Command {
 		plan.NewCommand(),
 		eval.NewCommand(),
 		eval.NewDemoCommand(),
+		score.NewCommand(),
 	)
 	return root
 }
