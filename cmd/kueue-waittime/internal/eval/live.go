@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -24,6 +25,21 @@ func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSumm
 		case r.admitted:
 			running++
 		}
+	}
+	if !isTerminal(w) {
+		// A log, not a screen: one plain line per redraw, with the head of
+		// the queue.
+		line := fmt.Sprintf("%s %s: submitted %d/%d, running %d, finished %d, pending %d", now.Format("15:04:05"), cq, created, len(runs), running, finished, len(summary.Items))
+		if len(summary.Items) > 0 {
+			head := &summary.Items[0]
+			if est := head.WaitTimeEstimate; est != nil && est.P50WaitMilliseconds != nil && est.P90WaitMilliseconds != nil {
+				line += fmt.Sprintf("; next %s: ETA P50 %s, P90 %s", head.Name,
+					(time.Duration(*est.P50WaitMilliseconds) * time.Millisecond).Round(100*time.Millisecond),
+					(time.Duration(*est.P90WaitMilliseconds) * time.Millisecond).Round(100*time.Millisecond))
+			}
+		}
+		fmt.Fprintln(w, line)
+		return
 	}
 	fmt.Fprint(w, "\033[H\033[2J")
 	fmt.Fprintf(w, "ClusterQueue %s — %s — submitted %d/%d, running %d, finished %d, pending %d\n\n",
@@ -64,4 +80,15 @@ func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSumm
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", item.PositionInClusterQueue, item.Name, waiting, adm, p50, p90, method, reason)
 	}
 	tw.Flush()
+}
+
+// isTerminal reports whether w is a character device (a terminal), where
+// the table is redrawn in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

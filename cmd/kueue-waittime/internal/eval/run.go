@@ -450,14 +450,19 @@ func releaseEvicted(ctx context.Context, cl client.Client, wl *kueue.Workload) e
 	return err
 }
 
-// liveTable redraws the pending workloads of a ClusterQueue as the
-// visibility API serves them, every half second, until ctx is done.
+// liveTable shows the pending workloads of a ClusterQueue as the
+// visibility API serves them until ctx is done (see renderLive).
 func (h *Harness) liveTable(ctx context.Context, cq string, rr *replicaRun, mu *sync.Mutex) {
 	vis, err := kueueclientset.NewForConfig(h.CP.Config)
 	if err != nil {
 		return
 	}
-	t := time.NewTicker(500 * time.Millisecond)
+	// Redrawn in place on a terminal; into a log, a line every 5 s.
+	period := 500 * time.Millisecond
+	if !isTerminal(h.Live) {
+		period = 5 * time.Second
+	}
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
