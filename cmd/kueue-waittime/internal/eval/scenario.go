@@ -9,12 +9,9 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
-
-	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 )
 
 // Scenario is one evaluation experiment, read from a YAML file (see
@@ -223,18 +220,6 @@ func (s *Scenario) validateDRA() error {
 		}
 	}
 	return nil
-}
-
-// deviceClassMappings is the Kueue Configuration the scenario needs: the
-// DeviceClass mapped to the logical resource; nil without DRA.
-func (s *Scenario) deviceClassMappings() []configapi.DeviceClassMapping {
-	if s.DRA == nil {
-		return nil
-	}
-	return []configapi.DeviceClassMapping{{
-		Name:             corev1.ResourceName(s.DRA.Resource),
-		DeviceClassNames: []corev1.ResourceName{corev1.ResourceName(s.DRA.DeviceClass)},
-	}}
 }
 
 // serviceSCV is C_S² of the configured law (before truncation).

@@ -75,19 +75,16 @@ func TestValidateDRA(t *testing.T) {
 	}
 }
 
-func TestDeviceClassMappings(t *testing.T) {
-	if got := (&Scenario{}).deviceClassMappings(); got != nil {
+func TestDeviceClassMappingsOfAConvertedScenario(t *testing.T) {
+	if got := SpecFromScenario(&Scenario{Name: "x", Demand: map[string]string{"cpu": "1"}}).DeviceClassMappings(); got != nil {
 		t.Errorf("without dra: %v, want none", got)
 	}
-	got := draScenario().deviceClassMappings()
+	got := SpecFromScenario(draScenario()).DeviceClassMappings()
 	if len(got) != 1 || got[0].Name != "example.com/gpu" || len(got[0].DeviceClassNames) != 1 || got[0].DeviceClassNames[0] != "gpu.example.com" {
 		t.Errorf("mappings = %+v, want example.com/gpu ← gpu.example.com", got)
 	}
 }
 
-// TestScenarioFiles loads every scenario of test/eval and checks the k_eff
-// the harness derives: the paper's Tables 2-4, Table 4 with its GPU claimed
-// through DRA.
 func TestCheckDRAUsage(t *testing.T) {
 	d := &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1}
 	admitted := func(gpus string) *kueue.Workload {

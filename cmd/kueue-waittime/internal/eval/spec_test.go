@@ -298,9 +298,6 @@ func TestSpecDeviceClassMappings(t *testing.T) {
 	if diff := cmp.Diff(want, s.DeviceClassMappings()); diff != "" {
 		t.Errorf("DeviceClassMappings (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(draScenario().deviceClassMappings(), SpecFromScenario(draScenario()).DeviceClassMappings()); diff != "" {
-		t.Errorf("mappings of a converted scenario differ from the scenario's (-scenario +spec):\n%s", diff)
-	}
 }
 
 func TestSpecParseRate(t *testing.T) {
