@@ -19,6 +19,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -272,16 +273,15 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			if !current {
 				return // evicted meanwhile: it restarts when admitted again
 			}
-			var fresh kueue.Workload
-			err := cl.Get(replicaCtx, key, &fresh)
-			if err == nil {
-				err = finish.Finish(replicaCtx, cl, &fresh, "Succeeded", "finished by the evaluation harness", clock.RealClock{})
-			}
+			finished, err := finishIfRunning(replicaCtx, cl, key)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				fail(fmt.Errorf("finishing %s: %w", key, err))
 				return
+			}
+			if !finished {
+				return // evicted meanwhile, as the watch will tell
 			}
 			if r.finished {
 				return
@@ -319,13 +319,13 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 					r.admitted = false
 					r.generation++
 				}
-				go func(wl *kueue.Workload) {
-					if err := releaseEvicted(replicaCtx, cl, wl); err != nil {
+				go func(key client.ObjectKey) {
+					if err := releaseEvicted(replicaCtx, cl, key); err != nil {
 						mu.Lock()
-						fail(fmt.Errorf("releasing evicted %s: %w", wl.Name, err))
+						fail(fmt.Errorf("releasing evicted %s: %w", key, err))
 						mu.Unlock()
 					}
-				}(wl.DeepCopy())
+				}(client.ObjectKeyFromObject(wl))
 			case reserved == r.admitted:
 			case reserved:
 				r.admitted = true
@@ -424,25 +424,59 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 	return rr, nil
 }
 
+// finishIfRunning marks a workload Finished, as a job integration does
+// when its job succeeds, unless it no longer holds its quota or was
+// evicted (then it is not running: false). Kueue writes the same object,
+// so a conflict is retried on a fresh copy.
+func finishIfRunning(ctx context.Context, cl client.Client, key client.ObjectKey) (bool, error) {
+	finished := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var wl kueue.Workload
+		if err := cl.Get(ctx, key, &wl); err != nil {
+			return err
+		}
+		if !apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) ||
+			apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted) {
+			return nil
+		}
+		if err := finish.Finish(ctx, cl, &wl, "Succeeded", "finished by the evaluation harness", clock.RealClock{}); err != nil {
+			return err
+		}
+		finished = true
+		return nil
+	})
+	if ctx.Err() != nil {
+		return false, nil
+	}
+	return finished, err
+}
+
 // releaseEvicted clears the quota reservation of an evicted workload and
 // marks it requeued when it was preempted, as Kueue's job reconciler does
-// once the job is stopped; Kueue then queues it again.
-func releaseEvicted(ctx context.Context, cl client.Client, wl *kueue.Workload) error {
-	evicted := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
-	if evicted == nil {
-		return nil
-	}
-	err := workloadpatching.PatchAdmissionStatus(ctx, cl, wl, clock.RealClock{}, func(wl *kueue.Workload) (bool, error) {
-		if !workload.HasQuotaReservation(wl) {
-			return false, nil
+// once the job is stopped; Kueue then queues it again. Kueue writes the
+// same object, so a conflict is retried on a fresh copy.
+func releaseEvicted(ctx context.Context, cl client.Client, key client.ObjectKey) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var wl kueue.Workload
+		if err := cl.Get(ctx, key, &wl); err != nil {
+			return err
 		}
-		requeue := evicted.Reason == kueue.WorkloadEvictedByPreemption
-		updated := workload.SetRequeuedCondition(wl, evicted.Reason, evicted.Message, requeue)
-		reason := workload.UnadmittedWorkloadReasonWithFallback(kueue.WorkloadQuotaReservedReasonPendingEvaluation, kueue.WorkloadPending) //nolint:staticcheck // as Kueue's job reconciler
-		if workload.UnsetQuotaReservationWithCondition(wl, reason, evicted.Message, time.Now()) {
-			updated = true
+		evicted := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
+		if evicted == nil || evicted.Status != metav1.ConditionTrue {
+			return nil
 		}
-		return updated, nil
+		return workloadpatching.PatchAdmissionStatus(ctx, cl, &wl, clock.RealClock{}, func(wl *kueue.Workload) (bool, error) {
+			if !workload.HasQuotaReservation(wl) {
+				return false, nil
+			}
+			requeue := evicted.Reason == kueue.WorkloadEvictedByPreemption
+			updated := workload.SetRequeuedCondition(wl, evicted.Reason, evicted.Message, requeue)
+			reason := workload.UnadmittedWorkloadReasonWithFallback(kueue.WorkloadQuotaReservedReasonPendingEvaluation, kueue.WorkloadPending) //nolint:staticcheck // as Kueue's job reconciler
+			if workload.UnsetQuotaReservationWithCondition(wl, reason, evicted.Message, time.Now()) {
+				updated = true
+			}
+			return updated, nil
+		})
 	})
 	if ctx.Err() != nil || apierrors.IsNotFound(err) {
 		return nil
