@@ -265,11 +265,16 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			replicaErr = err
 		}
 	}
+	// locked runs f under mu, released however f returns.
+	locked := func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
 	finishAfter := func(r *workloadRun, generation int, key client.ObjectKey) {
 		time.AfterFunc(time.Duration(r.arrival.Service*float64(time.Second)), func() {
-			mu.Lock()
-			current := r.admitted && r.generation == generation
-			mu.Unlock()
+			var current bool
+			locked(func() { current = r.admitted && r.generation == generation })
 			if !current {
 				return // evicted meanwhile: it restarts when admitted again
 			}
@@ -293,6 +298,38 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			}
 		})
 	}
+	// observe applies a watched workload's state to its run; the caller
+	// holds mu.
+	observe := func(wl *kueue.Workload, reserved, evicted bool, now time.Time) {
+		r := byName[wl.Name]
+		switch {
+		case r == nil || r.finished:
+		case reserved && evicted:
+			// Evicted (preempted): stop it and give its quota back, as
+			// a job integration does once the job's pods are gone.
+			if r.admitted {
+				r.admitted = false
+				r.generation++
+			}
+			go func(key client.ObjectKey) {
+				if err := releaseEvicted(replicaCtx, cl, key); err != nil {
+					locked(func() { fail(fmt.Errorf("releasing evicted %s: %w", key, err)) })
+				}
+			}(client.ObjectKeyFromObject(wl))
+		case reserved == r.admitted:
+		case reserved:
+			r.admitted = true
+			r.generation++
+			r.admissions = append(r.admissions, now)
+			if err := checkDRAUsage(wl, r.arrival.DRA); err != nil {
+				fail(err)
+			}
+			finishAfter(r, r.generation, client.ObjectKeyFromObject(wl))
+		default:
+			r.admitted = false
+			r.generation++
+		}
+	}
 	// Admissions and evictions, seen on the watch. An admitted workload is
 	// finished after its service time, as a job integration would; an
 	// evicted one (preempted) restarts from scratch when admitted again.
@@ -308,41 +345,28 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			reserved := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 			evicted := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
 			now := time.Now()
-			mu.Lock()
-			r := byName[wl.Name]
-			switch {
-			case r == nil || r.finished:
-			case reserved && evicted:
-				// Evicted (preempted): stop it and give its quota back, as
-				// a job integration does once the job's pods are gone.
-				if r.admitted {
-					r.admitted = false
-					r.generation++
-				}
-				go func(key client.ObjectKey) {
-					if err := releaseEvicted(replicaCtx, cl, key); err != nil {
-						mu.Lock()
-						fail(fmt.Errorf("releasing evicted %s: %w", key, err))
-						mu.Unlock()
-					}
-				}(client.ObjectKeyFromObject(wl))
-			case reserved == r.admitted:
-			case reserved:
-				r.admitted = true
-				r.generation++
-				r.admissions = append(r.admissions, now)
-				if err := checkDRAUsage(wl, r.arrival.DRA); err != nil {
-					fail(err)
-				}
-				finishAfter(r, r.generation, client.ObjectKeyFromObject(wl))
-			default:
-				r.admitted = false
-				r.generation++
-			}
-			mu.Unlock()
+			locked(func() { observe(wl, reserved, evicted, now) })
 		}
 	}()
 
+	// sample records, from published results, the admissibility of the
+	// workloads not labelled yet and the pending counts; the caller holds
+	// mu.
+	sample := func(results *estimator.Results) {
+		for _, r := range rr.runs {
+			if r.label != "" || r.created.IsZero() {
+				continue
+			}
+			if est, ok := results.Workload(r.key); ok {
+				r.label = string(est.Admissibility)
+			}
+		}
+		for _, q := range plan.Queues {
+			if m, ok := results.Queue(kueue.ClusterQueueReference(rep.ClusterQueueName(q.Name))); ok {
+				rr.pendingSamples[q.Name] = append(rr.pendingSamples[q.Name], m.PendingWorkloads-m.UnfeasibleWorkloads)
+			}
+		}
+	}
 	// The estimator's published results, sampled: the admissibility each
 	// workload was given and the pending counts (for Little's law).
 	go func() {
@@ -355,21 +379,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			case <-t.C:
 			}
 			results := h.Estimator.Results()
-			mu.Lock()
-			for _, r := range rr.runs {
-				if r.label != "" || r.created.IsZero() {
-					continue
-				}
-				if est, ok := results.Workload(r.key); ok {
-					r.label = string(est.Admissibility)
-				}
-			}
-			for _, q := range plan.Queues {
-				if m, ok := results.Queue(kueue.ClusterQueueReference(rep.ClusterQueueName(q.Name))); ok {
-					rr.pendingSamples[q.Name] = append(rr.pendingSamples[q.Name], m.PendingWorkloads-m.UnfeasibleWorkloads)
-				}
-			}
-			mu.Unlock()
+			locked(func() { sample(results) })
 		}
 	}()
 	if h.Live != nil && len(plan.Queues) > 0 {
@@ -385,9 +395,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 		case <-time.After(time.Until(due)):
 		}
 		wl := spec.BuildWorkload(rep, a)
-		mu.Lock()
-		byName[a.Name].created = time.Now()
-		mu.Unlock()
+		locked(func() { byName[a.Name].created = time.Now() })
 		if err := cl.Create(ctx, wl); err != nil {
 			return nil, fmt.Errorf("creating workload %s: %w", a.Name, err)
 		}
@@ -395,9 +403,8 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 	// The last arrival plus five minutes to drain: a replica whose
 	// workloads are still unfinished then is stuck, not slow.
 	timeout := time.Until(rr.start.Add(time.Duration(plan.Span*float64(time.Second)))) + 5*time.Minute
-	mu.Lock()
-	waiting := remaining > 0
-	mu.Unlock()
+	var waiting bool
+	locked(func() { waiting = remaining > 0 })
 	if waiting {
 		select {
 		case <-done:
@@ -508,9 +515,11 @@ func (h *Harness) liveTable(ctx context.Context, cq string, rr *replicaRun, mu *
 		if err != nil {
 			continue
 		}
-		mu.Lock()
-		renderLive(h.Live, cq, summary, rr.runs, time.Now())
-		mu.Unlock()
+		func() {
+			mu.Lock()
+			defer mu.Unlock()
+			renderLive(h.Live, cq, summary, rr.runs, time.Now())
+		}()
 	}
 }
 
