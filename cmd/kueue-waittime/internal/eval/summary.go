@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +62,7 @@ func writeSummary(w io.Writer, files []string) error {
 			s.Batch += i * 1_000_000
 			pooled = append(pooled, s)
 		}
-		for _, level := range slices.Sorted(mapsKeys(levels)) {
+		for _, level := range slices.Sorted(maps.Keys(levels)) {
 			f := figures(levels[level], nil, 0, 0)
 			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
 				f.maeCell(estimator.PredictorForecast), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
@@ -72,16 +73,6 @@ func writeSummary(w io.Writer, files []string) error {
 	fmt.Fprintf(w, "| **all** | | %d | | | | | %s | %s |\n", f.Scored,
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 	return nil
-}
-
-func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // readScoredCSV reads a CSV written by WriteCSV back into samples.
