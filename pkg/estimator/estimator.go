@@ -395,6 +395,7 @@ func (e *Estimator) Refresh(ctx context.Context) {
 				r.ClearQueueModel(name)
 			}
 		}
+		r.ReportRefresh(RefreshReport{PublishedAt: start, Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness})
 	}
 	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.queues),
 		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start))

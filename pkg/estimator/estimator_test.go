@@ -289,11 +289,18 @@ func TestInadmissibleMessage(t *testing.T) {
 }
 
 type recordingReporter struct {
-	mu       sync.Mutex
-	models   map[kueue.ClusterQueueReference]QueueModel
-	cleared  []kueue.ClusterQueueReference
-	scores   []Score
-	unscored []string
+	mu        sync.Mutex
+	models    map[kueue.ClusterQueueReference]QueueModel
+	cleared   []kueue.ClusterQueueReference
+	scores    []Score
+	unscored  []string
+	refreshes []RefreshReport
+}
+
+func (r *recordingReporter) ReportRefresh(rr RefreshReport) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refreshes = append(r.refreshes, rr)
 }
 
 func (r *recordingReporter) ReportQueueModel(m QueueModel) {

@@ -407,3 +407,29 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 		t.Errorf("%d events left waiting", len(e.early))
 	}
 }
+
+// Every refresh that publishes results reports when they were computed,
+// which is the time the published results carry, and the configured bound
+// on their age.
+func TestRefreshReportsWhenItPublished(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	rep := &recordingReporter{}
+	e := env.estimator(t, WithMetricsReporter(rep), WithMaxStaleness(30*time.Second))
+	e.markWarmed()
+	env.clock.Step(time.Second)
+	e.Refresh(env.ctx)
+	env.clock.Step(2 * time.Second)
+	e.Refresh(env.ctx)
+
+	want := []RefreshReport{
+		{PublishedAt: t0.Add(time.Second), MaxStaleness: 30 * time.Second},
+		{PublishedAt: t0.Add(3 * time.Second), MaxStaleness: 30 * time.Second},
+	}
+	// The fake clock does not move during a refresh.
+	if diff := cmp.Diff(want, rep.refreshes); diff != "" {
+		t.Errorf("refresh reports (-want,+got):\n%s", diff)
+	}
+	if got := e.Results().At(); !got.Equal(rep.refreshes[len(rep.refreshes)-1].PublishedAt) {
+		t.Errorf("published results are from %v, the last report says %v", got, rep.refreshes[len(rep.refreshes)-1].PublishedAt)
+	}
+}

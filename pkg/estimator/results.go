@@ -343,6 +343,24 @@ type MetricsReporter interface {
 	ReportScore(s Score)
 	// ReportUnscored is called for a workload the ledger could not score.
 	ReportUnscored(cq kueue.ClusterQueueReference, reason UnscoredReason)
+	// ReportRefresh is called after every refresh that published results,
+	// after the ClusterQueues' models were reported.
+	ReportRefresh(r RefreshReport)
+}
+
+// RefreshReport describes one refresh that published results, for an
+// operator to tell whether the estimates are fresh and what they cost.
+type RefreshReport struct {
+	// PublishedAt is when the published results were computed: the age of
+	// every estimate in them is measured from it.
+	PublishedAt time.Time
+	// Duration is how long the refresh took, snapshot included.
+	Duration time.Duration
+	// MaxStaleness is the configured bound ([WithMaxStaleness]) on the age
+	// of results when nothing changed: a healthy estimator republishes at
+	// least this often, later only when a refresh is slow (the loop then
+	// waits five times the refresh's duration).
+	MaxStaleness time.Duration
 }
 
 // Ordering is an admission order of the manager's.

@@ -611,6 +611,10 @@ func (*ScoreRecorder) ClearQueueModel(kueue.ClusterQueueReference) {}
 // unscored admissions per workload itself.
 func (*ScoreRecorder) ReportUnscored(kueue.ClusterQueueReference, estimator.UnscoredReason) {}
 
+// ReportRefresh implements estimator.MetricsReporter; the harness reads
+// refresh times from the published results.
+func (*ScoreRecorder) ReportRefresh(estimator.RefreshReport) {}
+
 // ReportScore keeps a score.
 func (s *ScoreRecorder) ReportScore(sc estimator.Score) {
 	s.mu.Lock()
