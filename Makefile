@@ -67,7 +67,7 @@ include hack/codegen.mk
 ##@ Tests
 
 .PHONY: test
-test: test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration, deployment.
+test: test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy test-monitoring ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration, deployment.
 
 .PHONY: test-unit
 test-unit: ## Library unit tests against the unpatched v0.19.2 module, under the race detector.
@@ -91,6 +91,12 @@ test-integration: $(WORKSPACE) envtest ## CLI tests and integration suites on en
 	$(GO_PATCHED) vet ./cmd/... ./test/...
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./cmd/...
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
+
+.PHONY: test-monitoring
+test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus's parser against the manager's registry; promtool check/test rules.
+	@eval "$$(hack/monitoring-tools.sh)"; export PROMTOOL PROMQLCHECK; \
+	  $(GO_PATCHED) vet ./test/monitoring/ && $(GO_PATCHED) test -count=1 ./test/monitoring/
+	cd hack/tools && GOWORK=off go vet ./...
 
 ##@ Main job
 

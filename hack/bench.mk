@@ -13,3 +13,7 @@ bench: $(WORKSPACE) ## Benchmark pristine vs patched Kueue (gate off and on) and
 .PHONY: bench-report
 bench-report: ## Print the ratio table of the last `make bench` again (_output/bench).
 	hack/bench.sh --report-only $(KUEUE_DIR)
+
+.PHONY: perf-score
+perf-score: $(WORKSPACE) envtest ## Kueue's perf harness (1/5 baseline) with the gate on and scraping, then `score` on its metricsDump.tgz (~6 min).
+	hack/perf-score.sh $(KUEUE_DIR)
