@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -42,6 +43,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/dra"
 	"sigs.k8s.io/kueue/pkg/features"
+	kueuemetrics "sigs.k8s.io/kueue/pkg/metrics"
 	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/scheduler"
 	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
@@ -71,6 +73,11 @@ type Options struct {
 	// from a mapped DeviceClass as the mapping's logical resource, which
 	// ClusterQueues give quota on.
 	DeviceClassMappings []configapi.DeviceClassMapping
+	// MetricsBindAddress is where the manager serves its metrics over plain
+	// HTTP (host:port), with Kueue's metrics registered as cmd/kueue/main.go
+	// registers them (the estimator's among them when the WaitTimeEstimation
+	// gate is on). Empty: no metrics server.
+	MetricsBindAddress string
 	// Log is the logger of the manager.
 	Log logr.Logger
 }
@@ -206,10 +213,15 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 		opt(&ko)
 	}
 	wio := &cp.env.WebhookInstallOptions
+	metricsAddress := "0"
+	if cp.opts.MetricsBindAddress != "" {
+		metricsAddress = cp.opts.MetricsBindAddress
+		registerKueueMetrics()
+	}
 	mgr, err := ctrl.NewManager(ko.restConfig(cp.Config), manager.Options{
 		Scheme:  cp.Scheme,
 		Logger:  cp.opts.Log,
-		Metrics: metricsserver.Options{BindAddress: "0"},
+		Metrics: metricsserver.Options{BindAddress: metricsAddress},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
 		}),
@@ -506,3 +518,8 @@ func validateResources(c *configapi.Configuration, scheme *runtime.Scheme) field
 	}
 	return out
 }
+
+// registerKueueMetrics registers Kueue's metrics in controller-runtime's
+// registry once per process (registering twice panics), with the feature
+// gates as they are then.
+var registerKueueMetrics = sync.OnceFunc(kueuemetrics.Register)

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +21,9 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittimemetrics"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
@@ -32,6 +36,8 @@ type kueueRun struct {
 	cp        *controlplane.ControlPlane
 	estimator *estimator.Estimator
 	scores    *ScoreRecorder
+	// metricsURL is the manager's /metrics, when it serves them.
+	metricsURL string
 }
 
 // harness returns a Harness on the run.
@@ -45,8 +51,10 @@ func (k *kueueRun) harness() *Harness {
 // observed enough completions — what an operator would configure. mappings
 // go into Kueue's Configuration (resources.deviceClassMappings), with the
 // KueueDRAIntegration gate on. The estimator reports its ledger scores to
-// the run's recorder, as the manager reports them to its metrics.
-func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping) (*kueueRun, error) {
+// the run's recorder, as the manager reports them to its metrics. With a
+// metricsAddress (host:port) the manager also serves its metrics there, the
+// estimator's reported by the manager's own reporter, from the same events.
+func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string) (*kueueRun, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.WaitTimeEstimation) + "=true"); err != nil {
 		return nil, err
 	}
@@ -57,14 +65,19 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 	}
 	quietKlog()
 	scores := &ScoreRecorder{}
+	var reporter estimator.MetricsReporter = scores
+	if metricsAddress != "" {
+		reporter = reporters{scores, waittimemetrics.NewReporter(nil, nil)}
+	}
 	cp, err := controlplane.Start(controlplane.Options{
 		EstimatorOptions: []estimator.Option{
 			estimator.WithRefreshPeriod(refresh),
 			estimator.WithMaxStaleness(max(refresh, time.Second)),
 			estimator.WithPriorMeanService(prior),
-			estimator.WithMetricsReporter(scores),
+			estimator.WithMetricsReporter(reporter),
 		},
 		DeviceClassMappings: mappings,
+		MetricsBindAddress:  metricsAddress,
 	})
 	if err != nil {
 		return nil, err
@@ -73,7 +86,56 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 	if err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
-	return &kueueRun{cp: cp, estimator: k.Estimator, scores: scores}, nil
+	run := &kueueRun{cp: cp, estimator: k.Estimator, scores: scores}
+	if metricsAddress != "" {
+		run.metricsURL = "http://" + metricsAddress + "/metrics"
+	}
+	return run, nil
+}
+
+// reporters hands everything the estimator reports to each of its members
+// in turn.
+type reporters []estimator.MetricsReporter
+
+func (rs reporters) ReportQueueModel(m estimator.QueueModel) {
+	for _, r := range rs {
+		r.ReportQueueModel(m)
+	}
+}
+
+func (rs reporters) ClearQueueModel(cq kueue.ClusterQueueReference) {
+	for _, r := range rs {
+		r.ClearQueueModel(cq)
+	}
+}
+
+func (rs reporters) ReportScore(s estimator.Score) {
+	for _, r := range rs {
+		r.ReportScore(s)
+	}
+}
+
+func (rs reporters) ReportUnscored(cq kueue.ClusterQueueReference, reason estimator.UnscoredReason) {
+	for _, r := range rs {
+		r.ReportUnscored(cq, reason)
+	}
+}
+
+func (rs reporters) ReportRefresh(rr estimator.RefreshReport) {
+	for _, r := range rs {
+		r.ReportRefresh(rr)
+	}
+}
+
+// freeLocalAddress returns 127.0.0.1:PORT with a port that was free a
+// moment ago.
+func freeLocalAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("finding a free port for the metrics: %w", err)
+	}
+	addr := l.Addr().String()
+	return addr, l.Close()
 }
 
 // NewCommand returns `kueue-waittime eval`.
@@ -135,7 +197,7 @@ pooled over all of them.`,
 			defer stop()
 			for _, spec := range specs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", spec.Name)
-				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings())
+				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings(), "")
 				if err != nil {
 					return err
 				}
@@ -212,6 +274,7 @@ func NewDemoCommand() *cobra.Command {
 	var meanService time.Duration
 	var seed uint64
 	var kubeconfigOut string
+	var metricsAddress string
 	var hold bool
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -253,8 +316,15 @@ waits. Ctrl-C stops everything cleanly.`,
 			spec.Seeds, spec.Warmup = new(1), new(0.0)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if metricsAddress == "auto" {
+				addr, err := freeLocalAddress()
+				if err != nil {
+					return err
+				}
+				metricsAddress = addr
+			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-			k, err := startKueue(ctx, 250*time.Millisecond, meanService, nil)
+			k, err := startKueue(ctx, 250*time.Millisecond, meanService, nil, metricsAddress)
 			if err != nil {
 				return err
 			}
@@ -268,10 +338,11 @@ waits. Ctrl-C stops everything cleanly.`,
 				}
 				defer os.Remove(kubeconfigOut)
 			}
-			tryIt := demoCommands(kubeconfigOut)
+			tryIt := demoCommands(kubeconfigOut, k.metricsURL)
 			fmt.Fprint(cmd.ErrOrStderr(), tryIt)
 			h := k.harness()
 			h.PollInterval, h.Live, h.Namespace = 500*time.Millisecond, cmd.OutOrStdout(), demoNamespace
+			h.KeepObjects = hold
 			// The demo promises one Unfeasible workload: the third asks
 			// for 20 CPU of a 2-CPU ClusterQueue.
 			h.adjustPlan = func(p *Plan) {
@@ -298,6 +369,8 @@ waits. Ctrl-C stops everything cleanly.`,
 	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "_output/demo/kubeconfig",
 		"where to write an administrator's kubeconfig of the demo control plane while it runs (empty: nowhere)")
 	cmd.Flags().BoolVar(&hold, "hold", false, "keep the control plane running after the summary, until Ctrl-C")
+	cmd.Flags().StringVar(&metricsAddress, "metrics-address", "auto",
+		"host:port where the manager serves its metrics over HTTP, for `kueue-waittime score --url` (auto: a free port on 127.0.0.1; empty: none)")
 	cmd.Flags().IntVar(&workloads, "workloads", 40, "how many workloads to submit")
 	cmd.Flags().Float64Var(&utilization, "utilization", 0.85, "target utilization ρ of the ClusterQueue")
 	cmd.Flags().DurationVar(&meanService, "mean-service", 3*time.Second, "mean service time of the workloads")
@@ -310,15 +383,21 @@ waits. Ctrl-C stops everything cleanly.`,
 const demoNamespace = "demo"
 
 // demoCommands tells how to query the running demo as a user would.
-func demoCommands(kubeconfig string) string {
-	if kubeconfig == "" {
-		return ""
-	}
-	return fmt.Sprintf(`While the demo runs, query it as a user would (in another terminal):
+func demoCommands(kubeconfig, metricsURL string) string {
+	var b strings.Builder
+	if kubeconfig != "" {
+		fmt.Fprintf(&b, `While the demo runs, query it as a user would (in another terminal):
   KUBECONFIG=%[1]s bin/kueuectl list workload -n %[2]s
   KUBECONFIG=%[1]s bin/k8s/1.36.0/kubectl get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/%[2]s/localqueues/eval/pendingworkloads
   (make kubectl builds bin/k8s/1.36.0/kubectl)
 `, kubeconfig, demoNamespace)
+	}
+	if metricsURL != "" {
+		fmt.Fprintf(&b, `The manager's metrics, scored as an operator would (after the summary, with --hold):
+  bin/kueue-waittime score --url %s
+`, metricsURL)
+	}
+	return b.String()
 }
 
 // writeKubeconfig copies the control plane's administrator kubeconfig to dst

@@ -3,11 +3,16 @@ package eval
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 )
 
 // These tests run the harness on the real control plane and the patched
@@ -45,7 +50,11 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	k, err := startKueue(ctx, 100*time.Millisecond, smoke.priorMeanService(), dra.DeviceClassMappings())
+	metricsAddress, err := freeLocalAddress()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := startKueue(ctx, 100*time.Millisecond, smoke.priorMeanService(), dra.DeviceClassMappings(), metricsAddress)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +66,9 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 	h := k.harness()
 	h.PollInterval = 100 * time.Millisecond
 	t.Run("smoke", func(t *testing.T) { checkSmoke(ctx, t, h, smoke) })
+	t.Run("score on the manager's metrics agrees with the summary", func(t *testing.T) {
+		checkScoreAgreesWithSummary(ctx, t, k)
+	})
 	t.Run("GPUs through DRA", func(t *testing.T) {
 		// Every admission is checked by the harness to hold the claimed
 		// device as example.com/gpu; Run fails otherwise.
@@ -120,4 +132,110 @@ func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *Spec) {
 	if err := report.WriteCSV(&csv); err != nil || strings.Count(csv.String(), "\n") != len(report.Samples)+1 {
 		t.Errorf("CSV has %d lines (err %v), want %d", strings.Count(csv.String(), "\n"), err, len(report.Samples)+1)
 	}
+}
+
+// checkScoreAgreesWithSummary runs the demo's scenario (smaller) with its
+// objects kept, then scores the manager's /metrics with `kueue-waittime
+// score -o json` and compares its row of the demo's ClusterQueue with the
+// harness's summary of the same events: workloads scored, each
+// predictor's answers and MAE, P50 and P90 coverage.
+func checkScoreAgreesWithSummary(ctx context.Context, t *testing.T, k *kueueRun) {
+	sc := &Scenario{
+		Name:         "parity",
+		Quota:        map[string]string{"cpu": "2", "memory": "1Gi"},
+		Demand:       map[string]string{"cpu": "500m", "memory": "64Mi"},
+		Levels:       []float64{0.85},
+		JobsPerLevel: 40,
+		MeanService:  Duration{time.Second},
+		Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+		Seed:         5,
+	}
+	spec := SpecFromScenario(sc)
+	spec.Seeds, spec.Warmup = new(1), new(0.0)
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	h := k.harness()
+	h.PollInterval, h.Namespace, h.KeepObjects = 100*time.Millisecond, "parity", true
+	report, err := h.Run(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	level := report.Levels[0]
+	if len(level.Queues) != 1 {
+		t.Fatalf("%d ClusterQueues in the summary, want 1", len(level.Queues))
+	}
+	want := level.Queues[0]
+	// A single replica with a Namespace prefixes its cluster-scoped
+	// objects with it.
+	cqName := Replica{Prefix: h.Namespace}.ClusterQueueName(want.Name)
+	if want.Scored < 10 {
+		t.Fatalf("the harness scored %d workloads, too few to compare", want.Scored)
+	}
+
+	var out, errOut bytes.Buffer
+	cmd := score.NewCommand()
+	cmd.SetArgs([]string{"--url", k.metricsURL, "-o", "json"})
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		t.Fatalf("score --url %s: %v\n%s", k.metricsURL, err, errOut.String())
+	}
+	var got struct {
+		ClusterQueues []struct {
+			ClusterQueue string `json:"clusterQueue"`
+			Scored       int    `json:"scored"`
+			Predictors   map[string]struct {
+				N   int      `json:"n"`
+				MAE *float64 `json:"mae"`
+			} `json:"predictors"`
+			P50, P90 struct {
+				Coverage *float64 `json:"coverage"`
+			}
+		} `json:"clusterQueues"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("score's JSON: %v\n%s", err, out.String())
+	}
+	var found bool
+	for _, row := range got.ClusterQueues {
+		if row.ClusterQueue != cqName {
+			continue
+		}
+		found = true
+		if row.Scored != want.Scored {
+			t.Errorf("scored: score says %d, the summary %d", row.Scored, want.Scored)
+		}
+		for _, p := range estimator.Predictors {
+			w, g := want.Predictors[string(p)], row.Predictors[string(p)]
+			if g.N != w.N {
+				t.Errorf("%s answered: score says %d, the summary %d", p, g.N, w.N)
+			}
+			if w.N == 0 {
+				continue
+			}
+			// The summary prints MAEs to the centisecond.
+			if g.MAE == nil || math.Abs(*g.MAE-w.MAE) > 0.005 {
+				t.Errorf("%s MAE: score says %v, the summary %.4f", p, deref(g.MAE), w.MAE)
+			}
+		}
+		for _, c := range []struct {
+			name      string
+			got, want *float64
+		}{{"P50", row.P50.Coverage, want.P50Coverage}, {"P90", row.P90.Coverage, want.P90Coverage}} {
+			if (c.got == nil) != (c.want == nil) || (c.got != nil && math.Abs(*c.got-*c.want) > 1e-9) {
+				t.Errorf("%s coverage: score says %v, the summary %v", c.name, deref(c.got), deref(c.want))
+			}
+		}
+	}
+	if !found {
+		t.Errorf("score has no row for ClusterQueue %s:\n%s", cqName, out.String())
+	}
+}
+
+func deref(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }

@@ -58,6 +58,11 @@ type Harness struct {
 	// Parallel is how many replicas run at once (0: as the scenario says,
 	// else all of them).
 	Parallel int
+	// KeepObjects leaves each replica's namespace, queues and workloads in
+	// place after it ran. Deleting a ClusterQueue clears the estimator's
+	// metrics of it, scores included: the demo keeps them while it holds
+	// the control plane, for `kueue-waittime score` to read.
+	KeepObjects bool
 	// adjustPlan, when set, changes each plan before it runs.
 	adjustPlan func(*Plan)
 }
@@ -221,6 +226,9 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 		objects = append(objects, o)
 	}
 	defer func() {
+		if h.KeepObjects {
+			return
+		}
 		bg := context.Background()
 		_ = cl.DeleteAllOf(bg, &kueue.Workload{}, client.InNamespace(rep.Namespace))
 		for _, o := range slices.Backward(objects) {
