@@ -8,6 +8,8 @@
 # Usage: hack/perf-score.sh [--scale N] [--scrape-interval D] [KUEUE_TREE]
 #   --scale N            divide every workload set's count by N (default 5)
 #   --scrape-interval D  the runner's --metricsScrapeInterval (default 10s)
+#   --min-scored N       fail unless score counts at least N workloads scored
+#                        over all ClusterQueues (default 1)
 # Environment: PERF_OUT (default _output/perf-score), KUBEBUILDER_ASSETS.
 # Output: $PERF_OUT/harness (the runner's artifacts, metricsDump.tgz among
 #   them), $PERF_OUT/score.txt and score.json; the table on stdout.
@@ -16,6 +18,7 @@ source "$(dirname "$0")/lib.sh"
 
 SCALE=5
 SCRAPE=10s
+MIN_SCORED=1
 OUT=${PERF_OUT:-${ROOT}/_output/perf-score}
 TREE=${KUEUE_DIR}
 export KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS:-${ROOT}/bin/k8s/1.36.0}
@@ -24,12 +27,14 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --scale) SCALE=$2; shift 2 ;;
     --scrape-interval) SCRAPE=$2; shift 2 ;;
+    --min-scored) MIN_SCORED=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "perf-score: unknown flag $1" ;;
     *) TREE=$1; shift ;;
   esac
 done
 [[ "${SCALE}" =~ ^[1-9][0-9]*$ ]] || die "perf-score: --scale must be a positive integer"
+[[ "${MIN_SCORED}" =~ ^[0-9]+$ ]] || die "perf-score: --min-scored must be a non-negative integer"
 [[ -f "${TREE}/go.mod" ]] && grep -q '^module sigs.k8s.io/kueue$' "${TREE}/go.mod" \
   || die "perf-score: ${TREE} is not a Kueue tree (run make patch)"
 TREE=$(cd "${TREE}" && pwd -P)
@@ -72,4 +77,7 @@ log "harness done; scoring ${H}/metricsDump.tgz"
 
 "${BIN}/kueue-waittime" score -f "${H}/metricsDump.tgz" | tee "${OUT}/score.txt"
 "${BIN}/kueue-waittime" score -o json -f "${H}/metricsDump.tgz" > "${OUT}/score.json"
-log "done: ${OUT}/score.txt, ${OUT}/score.json"
+scored=$(awk '/^  "pooled": \{/ { p = 1 } p && /"scored":/ { gsub(/[^0-9]/, ""); print; exit }' "${OUT}/score.json")
+[[ -n "${scored}" ]] || die "perf-score: no pooled row in ${OUT}/score.json"
+(( scored >= MIN_SCORED )) || die "perf-score: score counted ${scored} workloads scored, fewer than --min-scored ${MIN_SCORED}"
+log "done: ${scored} workloads scored; ${OUT}/score.txt, ${OUT}/score.json"
