@@ -446,8 +446,10 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	var maxExecSum float64
 	var maxExecCount int
+	shapes := make(arrivalShapes)
 	for _, info := range cqs.Workloads {
 		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj)}
+		shapes.addRunning(priorityOf(info.Obj), r)
 		at, ok := admitted[workload.Key(info.Obj)]
 		if !ok {
 			at, ok = admissionTime(info.Obj)
@@ -484,7 +486,9 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			maxExecCount++
 		}
 		queue.Pending = append(queue.Pending, p)
+		shapes.addPending(p)
 	}
+	queue.Arrivals = higherPriorityArrivals(view.priorityRates, queue.Pending, shapes)
 
 	e.fillQueueModel(&model, capModel, classes, view)
 	out.queues[cqs.Name] = model

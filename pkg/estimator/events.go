@@ -135,9 +135,10 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	now := e.opts.clock.Now()
 	key := workload.Key(wl)
 	created := wl.CreationTimestamp.Time
+	prio := priorityOf(wl)
 	e.applyOrDefer(earlyEvent{key: key, kind: arrivalEvent, apply: func() {
 		e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
-		e.statsFor(cq).arrivals.ObserveAt(now)
+		e.statsFor(cq).observeArrival(now, prio)
 		e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
 	}})
 }
@@ -293,6 +294,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	}
 	type seeds struct {
 		arrivals, preemptions []time.Time
+		arrivalsByPriority    map[int32][]time.Time
 		service, waits        []stats.Span
 		earliest              time.Time
 	}
@@ -318,6 +320,10 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		s := get(cq)
 		created := wl.CreationTimestamp.Time
 		s.arrivals = append(s.arrivals, created)
+		if s.arrivalsByPriority == nil {
+			s.arrivalsByPriority = make(map[int32][]time.Time)
+		}
+		s.arrivalsByPriority[priorityOf(wl)] = append(s.arrivalsByPriority[priorityOf(wl)], created)
 		if s.earliest.IsZero() || created.Before(s.earliest) {
 			s.earliest = created
 		}
@@ -345,7 +351,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	}
 	for cq, s := range per {
 		qs := e.statsFor(cq)
-		qs.arrivals.Seed(s.earliest, s.arrivals)
+		qs.seedArrivals(s.earliest, s.arrivals, s.arrivalsByPriority)
 		qs.preemptions.Seed(s.earliest, s.preemptions)
 		slices.SortFunc(s.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
 		qs.service.Seed(s.service)

@@ -10,7 +10,17 @@ import (
 // queueStats are the online statistics of one ClusterQueue. Guarded by the
 // estimator's mutex.
 type queueStats struct {
-	arrivals    *stats.EventRate
+	arrivals *stats.EventRate
+	// arrivalsByPriority split arrivals by workload priority, so that the
+	// roll can bring in the higher-priority work that will pass a pending
+	// workload. At most maxTrackedPriorities per ClusterQueue; the arrivals
+	// of any further priority count in arrivals only.
+	arrivalsByPriority map[int32]*stats.EventRate
+	// windowStart is where the arrival window starts (creation, or the
+	// earliest warm-started arrival): a priority first seen later is
+	// measured over the same window, not from its first arrival.
+	windowStart time.Time
+	newRate     func() *stats.EventRate
 	preemptions *stats.EventRate
 	admissions  *stats.EventRate
 	service     *stats.ServiceTimes
@@ -24,6 +34,53 @@ type queueStats struct {
 	// ledger's first P50 and P90; cal50 and cal90 calibrate them.
 	p50Hits, p90Hits *stats.DecayedMean
 	cal50, cal90     *calibration.Quantile
+}
+
+// maxTrackedPriorities bounds the per-priority arrival rates of one
+// ClusterQueue (Kueue clusters use a handful of priority classes).
+const maxTrackedPriorities = 16
+
+// observeArrival counts an arrival of the given priority at t.
+func (s *queueStats) observeArrival(t time.Time, priority int32) {
+	s.arrivals.ObserveAt(t)
+	if r := s.priorityRate(priority); r != nil {
+		r.ObserveAt(t)
+	}
+}
+
+// seedArrivals warm-starts the arrival rates from arrivals already known,
+// complete from windowStart on.
+func (s *queueStats) seedArrivals(windowStart time.Time, all []time.Time, byPriority map[int32][]time.Time) {
+	if !windowStart.IsZero() && windowStart.Before(s.windowStart) {
+		s.windowStart = windowStart
+	}
+	s.arrivals.Seed(windowStart, all)
+	for _, r := range s.arrivalsByPriority {
+		r.Seed(s.windowStart, nil)
+	}
+	for p, times := range byPriority {
+		if r := s.priorityRate(p); r != nil {
+			r.Seed(s.windowStart, times)
+		}
+	}
+}
+
+// priorityRate returns the arrival rate of a priority, created over the
+// queue's arrival window on first use; nil beyond maxTrackedPriorities.
+func (s *queueStats) priorityRate(priority int32) *stats.EventRate {
+	if r, ok := s.arrivalsByPriority[priority]; ok {
+		return r
+	}
+	if len(s.arrivalsByPriority) >= maxTrackedPriorities {
+		return nil
+	}
+	r := s.newRate()
+	r.Seed(s.windowStart, nil)
+	if s.arrivalsByPriority == nil {
+		s.arrivalsByPriority = make(map[int32]*stats.EventRate)
+	}
+	s.arrivalsByPriority[priority] = r
+	return r
 }
 
 // observeScore feeds a ledger score into the realized coverage.
@@ -62,7 +119,12 @@ func (e *Estimator) newQueueStats() *queueStats {
 	p90Hits, _ := stats.NewDecayedMean(coverage)
 	cal50, cal90 := newQuantileCalibrators(e.opts.halfLife)
 	return &queueStats{
-		arrivals:         arrivals,
+		arrivals:    arrivals,
+		windowStart: e.opts.clock.Now(),
+		newRate: func() *stats.EventRate {
+			r, _ := stats.NewEventRate(e.opts.clock, decay)
+			return r
+		},
 		preemptions:      preemptions,
 		admissions:       admissions,
 		service:          service,
@@ -77,8 +139,11 @@ func (e *Estimator) newQueueStats() *queueStats {
 
 // statsView is a copy of what a refresh needs, taken under the lock.
 type statsView struct {
-	arrivalRate, arrivalSCV  float64
-	hasArrivals              bool
+	arrivalRate, arrivalSCV float64
+	hasArrivals             bool
+	// priorityRates are the measured arrival rates by priority (those
+	// with enough arrivals to tell).
+	priorityRates            map[int32]float64
 	preemptionRate           float64
 	serviceSample            []float64
 	serviceMean, serviceSCV  float64
@@ -104,6 +169,14 @@ func (s *queueStats) view() statsView {
 		v.arrivalSCV = 1
 	}
 	v.hasArrivals = ok1
+	for p, r := range s.arrivalsByPriority {
+		if rate, ok := r.Rate(); ok && rate > 0 {
+			if v.priorityRates == nil {
+				v.priorityRates = make(map[int32]float64, len(s.arrivalsByPriority))
+			}
+			v.priorityRates[p] = rate
+		}
+	}
 	v.preemptionRate, _ = s.preemptions.Rate()
 	v.serviceMean, ok1 = s.service.Mean()
 	v.serviceSCV, ok2 = s.service.SCV()

@@ -1,0 +1,168 @@
+package estimator
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/utils/ptr"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+)
+
+func TestHigherPriorityArrivals(t *testing.T) {
+	cpu := func(m int64) []capacity.Quantities {
+		return []capacity.Quantities{{{Flavor: "default", Resource: "cpu"}: m}}
+	}
+	shapes := arrivalShapes{
+		0:    {options: cpu(500)},
+		100:  {options: cpu(1000), maxExec: 60},
+		1000: {options: cpu(2000)},
+	}
+	pending := func(prios ...int32) []forecast.Pending {
+		var out []forecast.Pending
+		for i, p := range prios {
+			out = append(out, forecast.Pending{ID: fmt.Sprint(i), Options: cpu(500), Quotable: true, Priority: p})
+		}
+		return out
+	}
+	cases := map[string]struct {
+		rates   map[int32]float64
+		pending []forecast.Pending
+		shapes  arrivalShapes
+		want    []forecast.Arrival
+	}{
+		"every priority above the lowest pending one, in increasing priority": {
+			rates:   map[int32]float64{0: 2, 100: 0.5, 1000: 0.1},
+			pending: pending(100, 0),
+			shapes:  shapes,
+			want: []forecast.Arrival{
+				{RatePerSecond: 0.5, Options: cpu(1000), Priority: 100, MaxExecutionSeconds: 60},
+				{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000},
+			},
+		},
+		"arrivals of the lowest pending priority pass nobody": {
+			rates:   map[int32]float64{0: 2, 100: 0.5},
+			pending: pending(100, 100),
+			shapes:  shapes,
+			want:    nil,
+		},
+		"an Unfeasible workload does not set the lowest priority": {
+			rates:   map[int32]float64{100: 0.5},
+			pending: append(pending(100), forecast.Pending{ID: "huge", Quotable: false, Priority: 0}),
+			shapes:  shapes,
+			want:    nil,
+		},
+		"nothing pending: no arrivals": {
+			rates:  map[int32]float64{100: 0.5},
+			shapes: shapes,
+			want:   nil,
+		},
+		"a priority with no workload in view has no known demand": {
+			rates:   map[int32]float64{500: 1, 1000: 0.1},
+			pending: pending(0),
+			shapes:  shapes,
+			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000}},
+		},
+		"a zero rate is left out": {
+			rates:   map[int32]float64{100: 0, 1000: 0.1},
+			pending: pending(0),
+			shapes:  shapes,
+			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := higherPriorityArrivals(tc.rates, tc.pending, tc.shapes)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("arrivals (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestArrivalShapesPreferPendingWorkloads(t *testing.T) {
+	shapes := make(arrivalShapes)
+	running := capacity.Quantities{{Flavor: "spot", Resource: "cpu"}: 500}
+	options := []capacity.Quantities{{{Flavor: "on-demand", Resource: "cpu"}: 500}, running}
+	shapes.addRunning(7, forecast.Running{Usage: running, MaxExecutionSeconds: 30})
+	if diff := cmp.Diff([]capacity.Quantities{running}, shapes[7].options); diff != "" {
+		t.Errorf("shape from a running workload (-want,+got):\n%s", diff)
+	}
+	shapes.addPending(forecast.Pending{Options: options, Quotable: true, Priority: 7})
+	shapes.addRunning(7, forecast.Running{Usage: running})
+	if diff := cmp.Diff(options, shapes[7].options); diff != "" {
+		t.Errorf("shape after a pending workload (-want,+got):\n%s", diff)
+	}
+}
+
+// Higher-priority work that keeps arriving passes a low-priority workload:
+// its forecast is longer than with the same arrivals at its own priority.
+func TestLowPriorityForecastCountsHigherPriorityArrivals(t *testing.T) {
+	wait := func(t *testing.T, arrivingPriority int32) time.Duration {
+		objs := paperObjects()
+		objs.pending = objs.pending[:3] // p0, p1, p2 at priority 0
+		// A running workload of priority 100 shows that priority's demand.
+		objs.running[0].Spec.Priority = ptr.To[int32](100)
+		env := newTestEnv(t, objs)
+		e := env.estimator(t, WithPriorMeanService(20*time.Second))
+		e.markWarmed()
+		// One arrival every 10 s for five minutes: 0.1/s, half of the
+		// queue's service capacity (4 servers, 20 s each).
+		for i := range 30 {
+			env.clock.Step(10 * time.Second)
+			w := pendingWorkload(fmt.Sprintf("arrival-%d", i), "500m", env.clock.Now())
+			w.Spec.Priority = ptr.To(arrivingPriority)
+			e.WorkloadEventHandler().OnAdd(w, false)
+		}
+		e.Refresh(env.ctx)
+		est, ok := e.Results().Workload(workload.Key(objs.pending[2]))
+		if !ok || !est.HasWait {
+			t.Fatalf("no wait for p2: %+v", est)
+		}
+		return est.ExpectedWait
+	}
+	same, higher := wait(t, 0), wait(t, 100)
+	if higher < same*6/5 {
+		t.Errorf("p2's expected wait is %v with higher-priority arrivals, %v with arrivals of its own priority: want at least 20%% longer", higher, same)
+	}
+}
+
+// The warm start splits the arrivals it lists by priority over the same
+// window as the ClusterQueue's arrival rate.
+func TestWarmStartSeedsArrivalRatesByPriority(t *testing.T) {
+	objs := paperObjects()
+	var listed kueue.WorkloadList
+	for i := range 20 {
+		w := pendingWorkload(fmt.Sprintf("old-%d", i), "500m", t0.Add(-time.Duration(200-10*i)*time.Second))
+		if i%4 == 0 {
+			w.Spec.Priority = ptr.To[int32](100)
+		}
+		listed.Items = append(listed.Items, *w)
+	}
+	env := newTestEnv(t, objs)
+	e := env.estimator(t)
+	reader := utiltesting.NewClientBuilder().WithLists(&listed, &kueue.ClusterQueueList{Items: []kueue.ClusterQueue{*objs.cqs[0]}}).Build()
+	if err := e.WarmStart(env.ctx, reader); err != nil {
+		t.Fatalf("WarmStart: %v", err)
+	}
+	e.mu.Lock()
+	v := e.statsFor("cq").view()
+	e.mu.Unlock()
+	if !v.hasArrivals {
+		t.Fatal("no arrival rate after the warm start")
+	}
+	// 15 of the 20 arrivals are of priority 0, 5 of priority 100, over
+	// one window: the rates split the queue's rate in that proportion.
+	want := map[int32]float64{0: v.arrivalRate * 15 / 20, 100: v.arrivalRate * 5 / 20}
+	if diff := cmp.Diff(want, v.priorityRates, cmpopts.EquateApprox(0.05, 0)); diff != "" {
+		t.Errorf("arrival rates by priority (-want,+got):\n%s", diff)
+	}
+}
