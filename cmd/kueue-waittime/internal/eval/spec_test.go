@@ -428,15 +428,16 @@ func TestLoadSpecFiles(t *testing.T) {
 		// quick: make eval-quick's scenario, one short level.
 		quick bool
 	}{
-		"quick.yaml":       {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
-		"smoke.yaml":       {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
-		"partition.yaml":   {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
-		"table2.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
-		"table3.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 150},
-		"table4.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "example.com/gpu"}}, dra: true, workloads: 120},
-		"mt-cohort.yaml":   {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"team-c", 4, "cpu"}}, workloads: 300},
-		"mt-priority.yaml": {queues: []queue{{"shared", 4, "cpu"}}, workloads: 180},
-		"mt-mixed.yaml":    {queues: []queue{{"mixed", 5, "cpu"}}, workloads: 180},
+		"quick.yaml":          {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
+		"smoke.yaml":          {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
+		"partition.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
+		"table2.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
+		"table3.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 150},
+		"table4.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "example.com/gpu"}}, dra: true, workloads: 120},
+		"mt-cohort.yaml":      {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"team-c", 4, "cpu"}}, workloads: 300},
+		"mt-cohort-busy.yaml": {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"lender", 4, "cpu"}}, workloads: 300},
+		"mt-priority.yaml":    {queues: []queue{{"shared", 4, "cpu"}}, workloads: 180},
+		"mt-mixed.yaml":       {queues: []queue{{"mixed", 5, "cpu"}}, workloads: 180},
 		"mt-dra-cohort.yaml": {
 			queues: []queue{{"train", 2, "example.com/gpu"}, {"infer", 4, "example.com/gpu"}}, dra: true, workloads: 240,
 		},
