@@ -241,35 +241,65 @@ func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 // object as written, with its admission) at now: the wait feeds the EMA
 // baseline, the admission the throughput and latency statistics, and the
 // workload's line in the prediction ledger is scored and reported.
+//
+// Every replica also records admissions from the Workload informer's
+// updates (see the event handler), so that replicas which do not schedule
+// measure the same statistics; whichever of the two comes first is
+// recorded, the other is ignored.
 func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 	if e == nil || wl == nil || wl.Status.Admission == nil {
 		return
 	}
 	defer e.recoverPanic("ObserveAdmission")
-	score, scored := e.recordAdmission(wl, now)
+	e.mu.Lock()
+	score, outcome := e.recordAdmission(wl, now)
+	e.mu.Unlock()
 	e.dirty.Store(true)
-	cq := wl.Status.Admission.ClusterQueue
-	if !scored {
+	e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
+}
+
+// admissionOutcome is what recording an admission did.
+type admissionOutcome uint8
+
+const (
+	// admissionScored: the workload's ledger line was scored.
+	admissionScored admissionOutcome = iota
+	// admissionUnscored: it had no ledger line (no estimate was published
+	// for it).
+	admissionUnscored
+	// admissionAlreadyRecorded: this admission was recorded before (by the
+	// scheduler's call or the informer's update, whichever came first).
+	admissionAlreadyRecorded
+)
+
+// reportAdmission tells the metrics reporter how an admission was scored.
+// It takes no lock.
+func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score, outcome admissionOutcome) {
+	switch outcome {
+	case admissionUnscored:
 		if e.opts.reporter != nil {
 			e.opts.reporter.ReportUnscored(cq, AdmittedBeforeEstimate)
 		}
-		return
-	}
-	e.opts.log.V(3).Info("Wait time predictions scored at admission", "workload", score.Workload, "clusterQueue", cq,
-		"method", score.Method, "estimatedAt", score.EstimatedAt, "actual", score.Actual,
-		"forecast", score.Forecast.Wait, "ema", score.EMA.Wait, "paper", score.Paper.Wait)
-	if e.opts.reporter != nil {
-		e.opts.reporter.ReportScore(score)
+	case admissionScored:
+		e.opts.log.V(3).Info("Wait time predictions scored at admission", "workload", score.Workload, "clusterQueue", cq,
+			"method", score.Method, "estimatedAt", score.EstimatedAt, "actual", score.Actual,
+			"forecast", score.Forecast.Wait, "ema", score.EMA.Wait, "paper", score.Paper.Wait)
+		if e.opts.reporter != nil {
+			e.opts.reporter.ReportScore(score)
+		}
 	}
 }
 
 // recordAdmission updates the statistics for an admission and scores the
-// workload's ledger line (false: it had none).
-func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, bool) {
+// workload's ledger line, once per admission: a workload already recorded
+// as admitted (and not finished or preempted since) is left alone. The
+// caller holds e.mu.
+func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, admissionOutcome) {
 	cq := wl.Status.Admission.ClusterQueue
 	key := workload.Key(wl)
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	if _, ok := e.admittedAt[key]; ok {
+		return Score{}, admissionAlreadyRecorded
+	}
 	since := queuedSince(wl)
 	p := e.pending[key]
 	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
@@ -287,13 +317,14 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, b
 		s.freedAt = time.Time{}
 	}
 	score, ok := p.score(key, cq, priorityOf(wl), since, now)
-	if ok {
-		s.observeScore(score, now)
-		if score.Forecast.OK {
-			s.observeCalibration(now, p.stamp.calibration, float64(p.p50), float64(p.p90), score.Actual.Seconds())
-		}
+	if !ok {
+		return score, admissionUnscored
 	}
-	return score, ok
+	s.observeScore(score, now)
+	if score.Forecast.OK {
+		s.observeCalibration(now, p.stamp.calibration, float64(p.p50), float64(p.p90), score.Actual.Seconds())
+	}
+	return score, admissionScored
 }
 
 // Start runs the refresh loop until ctx is done: every refresh period, if

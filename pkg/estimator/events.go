@@ -152,6 +152,17 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	if admission == nil {
 		return
 	}
+	if oldWl.Status.Admission == nil && newWl.Status.Admission != nil && !isFinished(newWl) {
+		e.onAdmitted(newWl)
+		return
+	}
+	if oldWl.Status.Admission != nil && newWl.Status.Admission == nil && !isFinished(newWl) {
+		// Quota released without finishing (evicted, deactivated): a later
+		// admission is a new one.
+		key := workload.Key(newWl)
+		e.applyOrDefer(earlyEvent{key: key, kind: releaseEvent, apply: func() { delete(e.admittedAt, key) }})
+		// The same update may carry the preemption: go on.
+	}
 	cq := admission.ClusterQueue
 	finished := !isFinished(oldWl) && isFinished(newWl)
 	preempted := !isEvictedByPreemption(oldWl) && isEvictedByPreemption(newWl)
@@ -197,6 +208,22 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}})
 }
 
+// onAdmitted records an admission the informer saw, as ObserveAdmission
+// records the scheduler's: on a replica that does not schedule it is the
+// only record, on the one that does the first of the two wins. Its time is
+// the event's, milliseconds after the write.
+func (e *Estimator) onAdmitted(wl *kueue.Workload) {
+	now := e.opts.clock.Now()
+	var score Score
+	outcome := admissionAlreadyRecorded
+	e.applyOrDefer(earlyEvent{key: workload.Key(wl), kind: admissionEvent, apply: func() {
+		score, outcome = e.recordAdmission(wl, now)
+	}})
+	// A deferred admission is replayed by the warm start: it updates the
+	// statistics then, and its outcome stays "already recorded" here.
+	e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
+}
+
 // earlyEvent is a workload transition the event handlers saw; before the
 // estimator is warm it waits in e.early, so that none is lost between the
 // informer's sync and the warm start's read of the same cache.
@@ -210,6 +237,8 @@ type eventKind uint8
 
 const (
 	arrivalEvent eventKind = iota
+	admissionEvent
+	releaseEvent
 	finishEvent
 	preemptionEvent
 )
@@ -237,18 +266,24 @@ func (e *Estimator) applyOrDefer(ev earlyEvent) {
 // listedState is what the warm start read of a workload, to tell which
 // early events its statistics already hold.
 type listedState struct {
-	finished, evictedByPreemption bool
+	admitted, finished, evictedByPreemption bool
 }
 
 // alreadyListed reports whether the warm start's read already holds the
-// event: a listed workload's arrival (its creation is seeded), its finish
-// when listed finished, its preemption when listed evicted by preemption.
+// event: a listed workload's arrival (its creation is seeded), its
+// admission when listed admitted or finished, the release of its quota when
+// listed without one, its finish when listed finished, its preemption when
+// listed evicted by preemption.
 func (ev earlyEvent) alreadyListed(listed map[workload.Reference]listedState) bool {
 	st, ok := listed[ev.key]
 	if !ok {
 		return false
 	}
 	switch ev.kind {
+	case admissionEvent:
+		return st.admitted || st.finished
+	case releaseEvent:
+		return !st.admitted
 	case finishEvent:
 		return st.finished
 	case preemptionEvent:
@@ -341,7 +376,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		if wl.Status.Admission == nil && !isFinished(wl) {
 			pendingKeys = append(pendingKeys, workload.Key(wl))
 		}
-		listed[workload.Key(wl)] = listedState{finished: isFinished(wl), evictedByPreemption: isEvictedByPreemption(wl)}
+		listed[workload.Key(wl)] = listedState{admitted: wl.Status.Admission != nil, finished: isFinished(wl), evictedByPreemption: isEvictedByPreemption(wl)}
 	}
 
 	e.mu.Lock()
