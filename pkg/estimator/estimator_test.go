@@ -540,7 +540,7 @@ func TestNewResultsServesWhatItHolds(t *testing.T) {
 	if got, _ := odd.Workload("ns/x"); got.Method != MethodNone {
 		t.Errorf("an unknown method reads back as %q, want %q", got.Method, MethodNone)
 	}
-	if got, ok := r.Queue("cq"); !ok || got != model {
+	if got, ok := r.Queue("cq"); !ok || !cmp.Equal(got, model) {
 		t.Errorf("Queue = %+v, %v", got, ok)
 	}
 	if !r.At().Equal(t0) {

@@ -58,12 +58,41 @@ func (e *Estimator) fillQueueModel(m *QueueModel, cq *capacity.ClusterQueue, cla
 	m.HasRates = true
 	m.ArrivalRate, m.ArrivalSCV, m.PreemptionRate = v.arrivalRate, v.arrivalSCV, v.preemptionRate
 	m.MeanService, m.ServiceSCV = seconds(v.serviceMean), v.serviceSCV
+	m.Priorities = priorityModels(servers, v.priorityRates, v.serviceMean, v.serviceSCV)
 	m.Utilization, m.Stable = r.Utilization, r.Stable
 	if r.Stable {
 		m.ProbabilityOfWait = r.WaitProbability
 		m.MeanWait = seconds(r.Approximation1.MeanWait)
 		m.WhittMeanWait = seconds(r.Whitt.MeanWait)
 	}
+}
+
+// priorityModels applies the paper's priority rule to the measured
+// arrivals by priority, with the ClusterQueue's E[S] (seconds) and C_S² for
+// every class and servers = k_eff. It returns nil for fewer than two
+// priorities or when the rule cannot be evaluated; classes come from the
+// highest priority down.
+func priorityModels(servers int, rates map[int32]float64, meanService, serviceSCV float64) []PriorityModel {
+	if len(rates) < 2 || servers < 1 {
+		return nil
+	}
+	classes := make([]queueing.PriorityClass, 0, len(rates))
+	for _, p := range slices.Sorted(maps.Keys(rates)) {
+		classes = append(classes, queueing.PriorityClass{Priority: p, ArrivalRate: rates[p], MeanService: meanService, ServiceSCV: serviceSCV})
+	}
+	results, err := queueing.AnalyzePriorityClasses(min(servers, queueing.MaxServers), classes)
+	if err != nil {
+		return nil
+	}
+	out := make([]PriorityModel, len(results))
+	for i, r := range results {
+		m := PriorityModel{Priority: r.Priority, ArrivalRate: classes[i].ArrivalRate, Utilization: r.Utilization, Stable: r.Stable}
+		if r.Stable {
+			m.MeanWait = seconds(r.Wait.MeanWait)
+		}
+		out[len(results)-1-i] = m
+	}
+	return out
 }
 
 func priorityOf(wl *kueue.Workload) int32 {

@@ -118,6 +118,11 @@ type QueueModel struct {
 	// with an admissionScope when admission fair sharing is on. Its
 	// forecasts are then approximations outside the accuracy claims.
 	UnmodelledOrdering Ordering
+	// Priorities break the a-priori model down by workload priority, from
+	// the highest down, once arrivals of two or more priorities have been
+	// measured (with HasRates): the paper's priority rule, each class
+	// waiting behind the load of its own and every higher priority.
+	Priorities []PriorityModel
 	// PendingWorkloads and UnfeasibleWorkloads count the pending list.
 	PendingWorkloads    int
 	UnfeasibleWorkloads int
@@ -361,6 +366,24 @@ type RefreshReport struct {
 	// least this often, later only when a refresh is slow (the loop then
 	// waits five times the refresh's duration).
 	MaxStaleness time.Duration
+}
+
+// PriorityModel is the a-priori model of one priority class of a
+// ClusterQueue. Service times are not measured per priority: every class
+// is given the ClusterQueue's E[S] and C_S².
+type PriorityModel struct {
+	Priority int32
+	// ArrivalRate is λ_p, the measured arrivals of this priority per
+	// second (preempted workloads re-entering are not split by priority
+	// and not in it).
+	ArrivalRate float64
+	// Utilization is ρ_p = Σ_{p' ≥ p} λ_{p'}·E[S]/k_eff: the load of this
+	// class and every class that passes it. It may exceed 1.
+	Utilization float64
+	// Stable is ρ_p < 1; MeanWait, the paper's Approximation 1 at ρ_p, is
+	// valid only then.
+	Stable   bool
+	MeanWait time.Duration
 }
 
 // Ordering is an admission order of the manager's.
