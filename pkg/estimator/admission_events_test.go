@@ -126,3 +126,27 @@ func TestAdmissionAfterReleasedQuotaIsRecordedAgain(t *testing.T) {
 		t.Error("the second admission is not recorded")
 	}
 }
+
+// An admission seen before the warm start waits for it and is then
+// recorded, once; racing the warm start it is never read half-written
+// (go test -race).
+func TestAdmissionBeforeWarmStartIsReplayedOnce(t *testing.T) {
+	objs := paperObjects()
+	env := newTestEnv(t, objs)
+	e := env.estimator(t, WithPriorMeanService(20*time.Second))
+	h := e.WorkloadEventHandler()
+	p0, p1 := objs.pending[0], objs.pending[1]
+	h.OnUpdate(p0, admittedCopy(p0)) // before the warm start: kept
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.markWarmed()
+	}()
+	h.OnUpdate(p1, admittedCopy(p1)) // kept or applied, racing the warm start
+	<-done
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n := e.statsFor("cq").admissions.Count(); n != 2 {
+		t.Errorf("admissions counted = %d, want 2", n)
+	}
+}

@@ -215,13 +215,15 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	now := e.opts.clock.Now()
 	var score Score
-	outcome := admissionAlreadyRecorded
-	e.applyOrDefer(earlyEvent{key: workload.Key(wl), kind: admissionEvent, apply: func() {
+	var outcome admissionOutcome
+	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), kind: admissionEvent, apply: func() {
 		score, outcome = e.recordAdmission(wl, now)
-	}})
-	// A deferred admission is replayed by the warm start: it updates the
-	// statistics then, and its outcome stays "already recorded" here.
-	e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
+	}}) {
+		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
+	}
+	// A deferred admission is replayed by the warm start, which updates the
+	// statistics then; score and outcome are written by that replay and must
+	// not be read here.
 }
 
 // earlyEvent is a workload transition the event handlers saw; before the
@@ -247,20 +249,22 @@ const (
 // dropped (and logged): the statistics then miss them, nothing else.
 const maxEarlyEvents = 1 << 16
 
-// applyOrDefer applies an event now, or keeps it for the warm start.
-func (e *Estimator) applyOrDefer(ev earlyEvent) {
+// applyOrDefer applies an event now, or keeps it for the warm start, and
+// says which: a deferred event's apply runs later, on another goroutine.
+func (e *Estimator) applyOrDefer(ev earlyEvent) (applied bool) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.warmed {
 		ev.apply()
-		return
+		return true
 	}
 	if len(e.early) >= maxEarlyEvents {
 		e.earlyDropped++
-		return
+		return false
 	}
 	e.early = append(e.early, ev)
+	return false
 }
 
 // listedState is what the warm start read of a workload, to tell which
