@@ -12,13 +12,39 @@ import (
 // and eps their scale floor, seconds (see calibration.Quantile).
 type quantileCalibration struct {
 	q50, q90, eps float64
+	// priorities are the adjustments of the ClusterQueue's per-priority
+	// calibrators at that moment; those with enough scores (applied) are
+	// published in place of q50 and q90 for workloads of their priority.
+	priorities map[int32]priorityAdjustment
 }
 
-// publish returns the published P50 and P90 of raw ones (seconds): each
-// adjusted, and P90 never below P50.
+// priorityAdjustment is one priority's calibrators' adjustments.
+type priorityAdjustment struct {
+	q50, q90 float64
+	applied  bool
+}
+
+// publish returns the published P50 and P90 of raw ones (seconds) with the
+// ClusterQueue's adjustments: each adjusted, and P90 never below P50.
 func (c quantileCalibration) publish(rawP50, rawP90 float64) (p50, p90 float64) {
-	p50 = calibration.Adjust(rawP50, c.q50, c.eps)
-	p90 = max(calibration.Adjust(rawP90, c.q90, c.eps), p50)
+	return publishWith(c.q50, c.q90, c.eps, rawP50, rawP90)
+}
+
+// publishFor is publish for a workload of the given priority: with its
+// priority's adjustments once they apply, else the ClusterQueue's. Kueue
+// admits by priority first, so the waits of the priorities of one
+// ClusterQueue err differently (the higher ones pass the others), and one
+// adjustment for all cannot calibrate each.
+func (c quantileCalibration) publishFor(priority int32, rawP50, rawP90 float64) (p50, p90 float64) {
+	if a, ok := c.priorities[priority]; ok && a.applied {
+		return publishWith(a.q50, a.q90, c.eps, rawP50, rawP90)
+	}
+	return c.publish(rawP50, rawP90)
+}
+
+func publishWith(q50, q90, eps, rawP50, rawP90 float64) (p50, p90 float64) {
+	p50 = calibration.Adjust(rawP50, q50, eps)
+	p90 = max(calibration.Adjust(rawP90, q90, eps), p50)
 	return p50, p90
 }
 
@@ -42,19 +68,64 @@ func newQuantileCalibrators(halfLife time.Duration) (p50, p90 *calibration.Quant
 	return p50, p90
 }
 
+// quantileCalibrators are the calibrators of the P50 and P90 of one
+// priority of a ClusterQueue.
+type quantileCalibrators struct {
+	cal50, cal90 *calibration.Quantile
+}
+
 // current is the calibration a refresh applies now, with scale floor eps.
 func (s *queueStats) currentCalibration(eps float64) quantileCalibration {
 	c := quantileCalibration{eps: eps}
 	c.q50, _ = s.cal50.Adjustment()
 	c.q90, _ = s.cal90.Adjustment()
+	if len(s.priorityCal) > 0 {
+		c.priorities = make(map[int32]priorityAdjustment, len(s.priorityCal))
+		for p, pc := range s.priorityCal {
+			var a priorityAdjustment
+			var ok50, ok90 bool
+			a.q50, ok50 = pc.cal50.Adjustment()
+			a.q90, ok90 = pc.cal90.Adjustment()
+			a.applied = ok50 && ok90
+			c.priorities[p] = a
+		}
+	}
 	return c
 }
 
-// observeCalibration feeds one scored workload to the calibrators: the
-// roll's raw quantiles, the ones published under cal, and the wait that
-// remained (seconds).
-func (s *queueStats) observeCalibration(at time.Time, cal quantileCalibration, rawP50, rawP90, actual float64) {
+// observeCalibration feeds one scored workload of the given priority to
+// the ClusterQueue's calibrators and to its priority's: the roll's raw
+// quantiles, the ones each would have published under cal, and the wait
+// that remained (seconds). A priority beyond maxTrackedPriorities feeds
+// the ClusterQueue's only.
+func (s *queueStats) observeCalibration(at time.Time, cal quantileCalibration, priority int32, rawP50, rawP90, actual float64) {
 	p50, p90 := cal.publish(rawP50, rawP90)
 	s.cal50.Observe(at, rawP50, p50, actual, cal.eps)
 	s.cal90.Observe(at, rawP90, p90, actual, cal.eps)
+	pc := s.priorityCalibrators(priority)
+	if pc == nil {
+		return
+	}
+	a := cal.priorities[priority] // zero adjustments if it had none then
+	p50, p90 = publishWith(a.q50, a.q90, cal.eps, rawP50, rawP90)
+	pc.cal50.Observe(at, rawP50, p50, actual, cal.eps)
+	pc.cal90.Observe(at, rawP90, p90, actual, cal.eps)
+}
+
+// priorityCalibrators returns the calibrators of a priority, created on
+// first use; nil beyond maxTrackedPriorities.
+func (s *queueStats) priorityCalibrators(priority int32) *quantileCalibrators {
+	if pc, ok := s.priorityCal[priority]; ok {
+		return pc
+	}
+	if len(s.priorityCal) >= maxTrackedPriorities {
+		return nil
+	}
+	if s.priorityCal == nil {
+		s.priorityCal = make(map[int32]*quantileCalibrators)
+	}
+	pc := &quantileCalibrators{}
+	pc.cal50, pc.cal90 = newQuantileCalibrators(s.halfLife)
+	s.priorityCal[priority] = pc
+	return pc
 }

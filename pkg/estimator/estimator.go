@@ -322,7 +322,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, a
 	}
 	s.observeScore(score, now)
 	if score.Forecast.OK {
-		s.observeCalibration(now, p.stamp.calibration, float64(p.p50), float64(p.p90), score.Actual.Seconds())
+		s.observeCalibration(now, p.stamp.calibration, priorityOf(wl), float64(p.p50), float64(p.p90), score.Actual.Seconds())
 	}
 	return score, admissionScored
 }
@@ -547,7 +547,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			f := estimates[i]
 			est.Method, est.HasWait = method, true
 			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)
-			p50, p90 := view.calibration.publish(f.P50Seconds, f.P90Seconds)
+			p50, p90 := view.calibration.publishFor(queue.Pending[i].Priority, f.P50Seconds, f.P90Seconds)
 			est.P50, est.P90 = seconds(min(p50, horizon)), seconds(min(p90, horizon))
 			if p90 > horizon {
 				est.BeyondHorizon = true

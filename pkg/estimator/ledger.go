@@ -172,7 +172,7 @@ func (l trackedWorkload) score(key workload.Reference, cq kueue.ClusterQueueRefe
 	}
 	s.Forecast = remaining(float64(l.mean))
 	if s.Forecast.OK {
-		p50, p90 := l.stamp.calibration.publish(float64(l.p50), float64(l.p90))
+		p50, p90 := l.stamp.calibration.publishFor(priority, float64(l.p50), float64(l.p90))
 		s.P50, s.P90 = remaining(p50), remaining(p90)
 	} else {
 		s.Method = MethodNone

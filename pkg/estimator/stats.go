@@ -34,6 +34,10 @@ type queueStats struct {
 	// ledger's first P50 and P90; cal50 and cal90 calibrate them.
 	p50Hits, p90Hits *stats.DecayedMean
 	cal50, cal90     *calibration.Quantile
+	// priorityCal calibrate each priority's quantiles apart (at most
+	// maxTrackedPriorities), halfLife is their forgetting.
+	priorityCal map[int32]*quantileCalibrators
+	halfLife    time.Duration
 }
 
 // maxTrackedPriorities bounds the per-priority arrival rates of one
@@ -134,6 +138,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 		p90Hits:          p90Hits,
 		cal50:            cal50,
 		cal90:            cal90,
+		halfLife:         e.opts.halfLife,
 	}
 }
 
