@@ -73,6 +73,11 @@ type Options struct {
 	// from a mapped DeviceClass as the mapping's logical resource, which
 	// ClusterQueues give quota on.
 	DeviceClassMappings []configapi.DeviceClassMapping
+	// ReplicaEstimatorOptions, when not nil, start a second estimator as a
+	// replica that does not schedule runs one: fed by the same informers and
+	// cache, never told of cycles or admissions by a scheduler. It is
+	// Kueue.Replica, for comparing what each replica publishes.
+	ReplicaEstimatorOptions []estimator.Option
 	// MetricsBindAddress is where the manager serves its metrics over plain
 	// HTTP (host:port), with Kueue's metrics registered as cmd/kueue/main.go
 	// registers them (the estimator's among them when the WaitTimeEstimation
@@ -106,6 +111,8 @@ type Kueue struct {
 	Queues    *qcache.Manager
 	Cache     *schdcache.Cache
 	Estimator *estimator.Estimator
+	// Replica is the estimator of Options.ReplicaEstimatorOptions, if any.
+	Replica *estimator.Estimator
 	// VisibilityPort is where the visibility server listens (0 until
 	// ServeVisibility).
 	VisibilityPort int
@@ -314,6 +321,15 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 			return fail(err)
 		}
 		schedOpts = append(schedOpts, scheduler.WithWaitTimeEstimator(k.Estimator))
+		if cp.opts.ReplicaEstimatorOptions != nil {
+			replicaOpts := append([]estimator.Option{estimator.WithLogger(cp.opts.Log.WithName("wait-time-estimator-replica"))}, cp.opts.ReplicaEstimatorOptions...)
+			if k.Replica, err = estimator.New(k.Cache, k.Queues, replicaOpts...); err != nil {
+				return fail(err)
+			}
+			if err := k.Replica.SetupWithManager(kctx, mgr); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	sched := scheduler.New(k.Queues, k.Cache, mgr.GetClient(), mgr.GetEventRecorder(constants.AdmissionName), schedOpts...)
 	if err := mgr.Add(sched); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -36,13 +37,15 @@ type kueueRun struct {
 	cp        *controlplane.ControlPlane
 	estimator *estimator.Estimator
 	scores    *ScoreRecorder
+	// replica is the non-scheduling estimator, when started with one.
+	replica *estimator.Estimator
 	// metricsURL is the manager's /metrics, when it serves them.
 	metricsURL string
 }
 
 // harness returns a Harness on the run.
 func (k *kueueRun) harness() *Harness {
-	return &Harness{CP: k.cp, Estimator: k.estimator, Scores: k.scores}
+	return &Harness{CP: k.cp, Estimator: k.estimator, Replica: k.replica, Scores: k.scores}
 }
 
 // startKueue starts a local control plane and the patched Kueue with the
@@ -54,7 +57,11 @@ func (k *kueueRun) harness() *Harness {
 // the run's recorder, as the manager reports them to its metrics. With a
 // metricsAddress (host:port) the manager also serves its metrics there, the
 // estimator's reported by the manager's own reporter, from the same events.
-func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string) (*kueueRun, error) {
+//
+// With replica, a second estimator runs beside it as a replica that does
+// not schedule would (same informers and cache, no scheduler hooks, no
+// reporter), for Harness.Replica.
+func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string, replica bool) (*kueueRun, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.WaitTimeEstimation) + "=true"); err != nil {
 		return nil, err
 	}
@@ -69,15 +76,20 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 	if metricsAddress != "" {
 		reporter = reporters{scores, waittimemetrics.NewReporter(nil, nil)}
 	}
+	common := []estimator.Option{
+		estimator.WithRefreshPeriod(refresh),
+		estimator.WithMaxStaleness(max(refresh, time.Second)),
+		estimator.WithPriorMeanService(prior),
+	}
+	var replicaOpts []estimator.Option
+	if replica {
+		replicaOpts = slices.Clone(common)
+	}
 	cp, err := controlplane.Start(controlplane.Options{
-		EstimatorOptions: []estimator.Option{
-			estimator.WithRefreshPeriod(refresh),
-			estimator.WithMaxStaleness(max(refresh, time.Second)),
-			estimator.WithPriorMeanService(prior),
-			estimator.WithMetricsReporter(reporter),
-		},
-		DeviceClassMappings: mappings,
-		MetricsBindAddress:  metricsAddress,
+		EstimatorOptions:        append(slices.Clone(common), estimator.WithMetricsReporter(reporter)),
+		ReplicaEstimatorOptions: replicaOpts,
+		DeviceClassMappings:     mappings,
+		MetricsBindAddress:      metricsAddress,
 	})
 	if err != nil {
 		return nil, err
@@ -86,7 +98,7 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 	if err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
-	run := &kueueRun{cp: cp, estimator: k.Estimator, scores: scores}
+	run := &kueueRun{cp: cp, estimator: k.Estimator, replica: k.Replica, scores: scores}
 	if metricsAddress != "" {
 		run.metricsURL = "http://" + metricsAddress + "/metrics"
 	}
@@ -144,6 +156,7 @@ func NewCommand() *cobra.Command {
 	var outDir string
 	var poll, refresh time.Duration
 	var parallel int
+	var replica bool
 	var summarize string
 	cmd := &cobra.Command{
 		Use:   "eval -f SCENARIO.yaml [-f ...] [--out DIR]",
@@ -197,7 +210,7 @@ pooled over all of them.`,
 			defer stop()
 			for _, spec := range specs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", spec.Name)
-				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings(), "")
+				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings(), "", replica)
 				if err != nil {
 					return err
 				}
@@ -229,6 +242,7 @@ pooled over all of them.`,
 	cmd.Flags().DurationVar(&refresh, "refresh", 100*time.Millisecond, "the estimator's refresh period (the production default 1s, scaled like the scenarios' service times)")
 	cmd.Flags().StringVar(&summarize, "summarize", "", "instead of running: summarize the per-workload CSVs of an earlier --out directory into DIR/summary.md")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "how many (level, seed) replicas of a scenario run at once as independent ClusterQueues (0: all)")
+	cmd.Flags().BoolVar(&replica, "replica", false, "also run a second estimator as a manager replica that does not schedule, and report how the P50s it publishes agree with the scheduling one's")
 	return cmd
 }
 
@@ -324,7 +338,7 @@ waits. Ctrl-C stops everything cleanly.`,
 				metricsAddress = addr
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-			k, err := startKueue(ctx, 250*time.Millisecond, meanService, nil, metricsAddress)
+			k, err := startKueue(ctx, 250*time.Millisecond, meanService, nil, metricsAddress, false)
 			if err != nil {
 				return err
 			}

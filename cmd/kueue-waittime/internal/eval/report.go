@@ -58,6 +58,39 @@ type LevelResult struct {
 	Figures
 	Queues     []GroupResult `json:"queues"`
 	Priorities []GroupResult `json:"priorities,omitempty"`
+	// ReplicaAgreement compares the P50s of a second, non-scheduling
+	// estimator with the scheduling one's (eval --replica); nil without.
+	ReplicaAgreement *ReplicaAgreement `json:"replicaAgreement,omitempty"`
+}
+
+// ReplicaAgreement is how the P50 admission times a replica that does not
+// schedule published agree with the scheduling replica's, over every poll
+// of every pending workload both gave a wait: |t₁ − t₂| / P50₁.
+type ReplicaAgreement struct {
+	Samples int `json:"samples"`
+	// MedianRelativeDifference is the median of the relative differences;
+	// Within10Percent the fraction of samples at most 0.1.
+	MedianRelativeDifference float64 `json:"medianRelativeDifference"`
+	Within10Percent          float64 `json:"within10Percent"`
+}
+
+// replicaAgreement summarizes relative differences; nil for none.
+func replicaAgreement(diffs []float64) *ReplicaAgreement {
+	if len(diffs) == 0 {
+		return nil
+	}
+	sorted := slices.Sorted(slices.Values(diffs))
+	within := 0
+	for _, d := range sorted {
+		if d <= 0.1 {
+			within++
+		}
+	}
+	median := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		median = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	return &ReplicaAgreement{Samples: len(sorted), MedianRelativeDifference: median, Within10Percent: float64(within) / float64(len(sorted))}
 }
 
 // GroupResult is the figures of one ClusterQueue or priority class of a
@@ -167,6 +200,7 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 			g := la.queue(q)
 			g.target = q.Rho
 		}
+		la.replicaDiffs = append(la.replicaDiffs, rr.replicaP50Diffs...)
 		var replicaSamples []ScoredSample
 		for _, run := range rr.runs {
 			a := run.arrival
@@ -270,6 +304,7 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 				lr.Priorities = append(lr.Priorities, gr)
 			}
 		}
+		lr.ReplicaAgreement = replicaAgreement(la.replicaDiffs)
 		r.Levels = append(r.Levels, lr)
 		r.Samples = append(r.Samples, la.samples...)
 	}
@@ -300,6 +335,8 @@ type levelAcc struct {
 	work    float64
 	servers float64
 	meanS   []float64
+	// replicaDiffs pool the replicas' P50 differences (eval --replica).
+	replicaDiffs []float64
 }
 
 func (la *levelAcc) queue(q QueuePlan) *groupAcc {
@@ -534,6 +571,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if l.Unfeasible > 0 || l.QuotableMislabelled > 0 {
 			fmt.Fprintf(w, "\nρ %.2f: %d of %d unfeasible workloads labelled Unfeasible; %d feasible workloads mislabelled.\n",
 				l.TargetUtilization, l.UnfeasibleLabelled, l.Unfeasible, l.QuotableMislabelled)
+		}
+	}
+	for _, l := range r.Levels {
+		if a := l.ReplicaAgreement; a != nil {
+			fmt.Fprintf(w, "\nρ %.2f, a replica that does not schedule: its P50 admission times differ from the scheduling replica's by a median %.1f%% of the P50, %.0f%% of %d samples within 10%%.\n",
+				l.TargetUtilization, 100*a.MedianRelativeDifference, 100*a.Within10Percent, a.Samples)
 		}
 	}
 	return nil

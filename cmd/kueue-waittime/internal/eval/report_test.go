@@ -133,3 +133,22 @@ func TestWriteDirSummaryReadsBackTheCSV(t *testing.T) {
 		t.Error("an empty directory was summarized")
 	}
 }
+
+func TestReplicaAgreement(t *testing.T) {
+	cases := map[string]struct {
+		diffs []float64
+		want  *ReplicaAgreement
+	}{
+		"none":          {want: nil},
+		"odd count":     {diffs: []float64{0.3, 0.05, 0.1}, want: &ReplicaAgreement{Samples: 3, MedianRelativeDifference: 0.1, Within10Percent: 2.0 / 3}},
+		"even count":    {diffs: []float64{0.2, 0.0, 0.5, 0.04}, want: &ReplicaAgreement{Samples: 4, MedianRelativeDifference: 0.12, Within10Percent: 0.5}},
+		"all identical": {diffs: []float64{0, 0}, want: &ReplicaAgreement{Samples: 2, Within10Percent: 1}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, replicaAgreement(tc.diffs), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+				t.Errorf("agreement (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -58,6 +58,10 @@ type Harness struct {
 	// Parallel is how many replicas run at once (0: as the scenario says,
 	// else all of them).
 	Parallel int
+	// Replica, when set, is a second estimator run as a replica that does
+	// not schedule (startKueue with a replica): at every poll the P50s it
+	// published are compared with Estimator's.
+	Replica *estimator.Estimator
 	// KeepObjects leaves each replica's namespace, queues and workloads in
 	// place after it ran. Deleting a ClusterQueue clears the estimator's
 	// metrics of it, scores included: the demo keeps them while it holds
@@ -65,6 +69,23 @@ type Harness struct {
 	KeepObjects bool
 	// adjustPlan, when set, changes each plan before it runs.
 	adjustPlan func(*Plan)
+}
+
+// replicaP50Difference is |t₁ − t₂| / P50₁ for a workload both estimators
+// published a wait for: tᵢ is the admission time their P50 names
+// (estimatedAt + P50), P50₁ the scheduling replica's remaining wait at its
+// estimate. false when either has no wait, or P50₁ is zero.
+func replicaP50Difference(scheduling, replica *estimator.Results, key workload.Reference) (float64, bool) {
+	a, ok := scheduling.Workload(key)
+	if !ok || !a.HasWait || a.P50 <= 0 {
+		return 0, false
+	}
+	b, ok := replica.Workload(key)
+	if !ok || !b.HasWait {
+		return 0, false
+	}
+	ta, tb := a.EstimatedAt.Add(a.P50), b.EstimatedAt.Add(b.P50)
+	return ta.Sub(tb).Abs().Seconds() / a.P50.Seconds(), true
 }
 
 // makeUnfeasible turns arrival i of a plan into one asking for demand,
@@ -99,7 +120,11 @@ type replicaRun struct {
 	runs    []*workloadRun
 	// pending samples, per queue, of the Quotable pending workloads.
 	pendingSamples map[string][]int
-	start          time.Time
+	// replicaP50Diffs are, with Harness.Replica, the relative differences
+	// between the P50 admission times the two estimators published for the
+	// same pending workload, one per poll (see replicaP50Difference).
+	replicaP50Diffs []float64
+	start           time.Time
 }
 
 func (h *Harness) progressf(format string, args ...any) {
@@ -387,7 +412,23 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			case <-t.C:
 			}
 			results := h.Estimator.Results()
-			locked(func() { sample(results) })
+			var replica *estimator.Results
+			if h.Replica != nil {
+				replica = h.Replica.Results()
+			}
+			locked(func() {
+				sample(results)
+				if replica != nil {
+					for _, r := range rr.runs {
+						if r.created.IsZero() || r.admitted || r.finished {
+							continue
+						}
+						if d, ok := replicaP50Difference(results, replica, r.key); ok {
+							rr.replicaP50Diffs = append(rr.replicaP50Diffs, d)
+						}
+					}
+				}
+			})
 		}
 	}()
 	if h.Live != nil && len(plan.Queues) > 0 {
