@@ -21,8 +21,8 @@ func TestPublishForPriority(t *testing.T) {
 		want     [2]float64
 	}{
 		"a priority whose calibrators apply uses its own adjustments": {priority: 1000, want: [2]float64{adjust(10, -0.5), adjust(20, -0.25)}},
-		"a priority with too few scores uses the ClusterQueue's":     {priority: 100, want: [2]float64{adjust(10, 0.5), adjust(20, 0.25)}},
-		"a priority never scored uses the ClusterQueue's":            {priority: 7, want: [2]float64{adjust(10, 0.5), adjust(20, 0.25)}},
+		"a priority with too few scores uses the ClusterQueue's":      {priority: 100, want: [2]float64{adjust(10, 0.5), adjust(20, 0.25)}},
+		"a priority never scored uses the ClusterQueue's":             {priority: 7, want: [2]float64{adjust(10, 0.5), adjust(20, 0.25)}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
