@@ -31,10 +31,7 @@ func TestReplicaWithoutSchedulerRecordsAdmissionsFromInformerUpdates(t *testing.
 	run := func(t *testing.T, viaScheduler bool) outcome {
 		objs := paperObjects()
 		objs.pending = objs.pending[:2]
-		env := newTestEnv(t, objs)
-		rep := &recordingReporter{}
-		e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
-		e.markWarmed()
+		env, rep, e := warmRecordingEstimator(t, objs)
 		h := e.WorkloadEventHandler()
 		p0, p1 := objs.pending[0], objs.pending[1]
 		h.OnAdd(p0, false)
@@ -73,10 +70,7 @@ func TestAdmissionSeenTwiceIsRecordedOnce(t *testing.T) {
 	for name, schedulerFirst := range map[string]bool{"scheduler first": true, "informer first": false} {
 		t.Run(name, func(t *testing.T) {
 			objs := paperObjects()
-			env := newTestEnv(t, objs)
-			rep := &recordingReporter{}
-			e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
-			e.markWarmed()
+			env, rep, e := warmRecordingEstimator(t, objs)
 			h := e.WorkloadEventHandler()
 			p0 := objs.pending[0]
 			h.OnAdd(p0, false)

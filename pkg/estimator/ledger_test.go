@@ -88,15 +88,23 @@ func TestLedgerEntryScore(t *testing.T) {
 	}
 }
 
+// warmRecordingEstimator returns a warmed estimator over objs, with a 20 s
+// a-priori mean service, that reports to a recordingReporter.
+func warmRecordingEstimator(t *testing.T, objs envObjects) (*testEnv, *recordingReporter, *Estimator) {
+	t.Helper()
+	env := newTestEnv(t, objs)
+	rep := &recordingReporter{}
+	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
+	e.markWarmed()
+	return env, rep, e
+}
+
 // A workload's first published estimate is the one scored: later refreshes
 // do not overwrite it, and every predictor is scored from that moment.
 func TestLedgerScoresTheFirstEstimateAtAdmission(t *testing.T) {
 	objs := paperObjects()
 	objs.pending = objs.pending[:1] // p0 only
-	env := newTestEnv(t, objs)
-	rep := &recordingReporter{}
-	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
-	e.markWarmed()
+	env, rep, e := warmRecordingEstimator(t, objs)
 	p0 := objs.pending[0]
 	e.WorkloadEventHandler().OnAdd(p0, false) // seen arriving at t0
 
@@ -149,10 +157,7 @@ func TestLedgerScoresTheFirstEstimateAtAdmission(t *testing.T) {
 
 func TestLedgerReportsWhatItCannotScore(t *testing.T) {
 	objs := paperObjects()
-	env := newTestEnv(t, objs)
-	rep := &recordingReporter{}
-	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithMetricsReporter(rep))
-	e.markWarmed()
+	env, rep, e := warmRecordingEstimator(t, objs)
 	h := e.WorkloadEventHandler()
 	p0, p1, p2 := objs.pending[0], objs.pending[1], objs.pending[2]
 	h.OnAdd(p0, false)
