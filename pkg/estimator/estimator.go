@@ -251,11 +251,17 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 		return
 	}
 	defer e.recoverPanic("ObserveAdmission")
-	e.mu.Lock()
-	score, outcome := e.recordAdmission(wl, now)
-	e.mu.Unlock()
+	score, outcome := e.recordAdmissionUnderLock(wl, now)
 	e.dirty.Store(true)
 	e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
+}
+
+// recordAdmissionUnderLock is recordAdmission holding e.mu, released
+// however recordAdmission returns.
+func (e *Estimator) recordAdmissionUnderLock(wl *kueue.Workload, now time.Time) (Score, admissionOutcome) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.recordAdmission(wl, now)
 }
 
 // admissionOutcome is what recording an admission did.
