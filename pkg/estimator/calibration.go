@@ -68,20 +68,14 @@ func newQuantileCalibrators(halfLife time.Duration) (p50, p90 *calibration.Quant
 	return p50, p90
 }
 
-// quantileCalibrators are the calibrators of the P50 and P90 of one
-// priority of a ClusterQueue.
-type quantileCalibrators struct {
-	cal50, cal90 *calibration.Quantile
-}
-
 // current is the calibration a refresh applies now, with scale floor eps.
 func (s *queueStats) currentCalibration(eps float64) quantileCalibration {
 	c := quantileCalibration{eps: eps}
 	c.q50, _ = s.cal50.Adjustment()
 	c.q90, _ = s.cal90.Adjustment()
-	if len(s.priorityCal) > 0 {
-		c.priorities = make(map[int32]priorityAdjustment, len(s.priorityCal))
-		for p, pc := range s.priorityCal {
+	if len(s.byPriority) > 0 {
+		c.priorities = make(map[int32]priorityAdjustment, len(s.byPriority))
+		for p, pc := range s.byPriority {
 			var a priorityAdjustment
 			var ok50, ok90 bool
 			a.q50, ok50 = pc.cal50.Adjustment()
@@ -102,7 +96,7 @@ func (s *queueStats) observeCalibration(at time.Time, cal quantileCalibration, p
 	p50, p90 := cal.publish(rawP50, rawP90)
 	s.cal50.Observe(at, rawP50, p50, actual, cal.eps)
 	s.cal90.Observe(at, rawP90, p90, actual, cal.eps)
-	pc := s.priorityCalibrators(priority)
+	pc := s.priority(priority)
 	if pc == nil {
 		return
 	}
@@ -110,22 +104,4 @@ func (s *queueStats) observeCalibration(at time.Time, cal quantileCalibration, p
 	p50, p90 = publishWith(a.q50, a.q90, cal.eps, rawP50, rawP90)
 	pc.cal50.Observe(at, rawP50, p50, actual, cal.eps)
 	pc.cal90.Observe(at, rawP90, p90, actual, cal.eps)
-}
-
-// priorityCalibrators returns the calibrators of a priority, created on
-// first use; nil beyond maxTrackedPriorities.
-func (s *queueStats) priorityCalibrators(priority int32) *quantileCalibrators {
-	if pc, ok := s.priorityCal[priority]; ok {
-		return pc
-	}
-	if len(s.priorityCal) >= maxTrackedPriorities {
-		return nil
-	}
-	if s.priorityCal == nil {
-		s.priorityCal = make(map[int32]*quantileCalibrators)
-	}
-	pc := &quantileCalibrators{}
-	pc.cal50, pc.cal90 = newQuantileCalibrators(s.halfLife)
-	s.priorityCal[priority] = pc
-	return pc
 }

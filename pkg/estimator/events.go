@@ -362,7 +362,8 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		if s.arrivalsByPriority == nil {
 			s.arrivalsByPriority = make(map[int32][]time.Time)
 		}
-		s.arrivalsByPriority[priorityOf(wl)] = append(s.arrivalsByPriority[priorityOf(wl)], created)
+		prio := priorityOf(wl)
+		s.arrivalsByPriority[prio] = append(s.arrivalsByPriority[prio], created)
 		if s.earliest.IsZero() || created.Before(s.earliest) {
 			s.earliest = created
 		}

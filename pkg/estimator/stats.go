@@ -11,16 +11,15 @@ import (
 // estimator's mutex.
 type queueStats struct {
 	arrivals *stats.EventRate
-	// arrivalsByPriority split arrivals by workload priority, so that the
-	// roll can bring in the higher-priority work that will pass a pending
-	// workload. At most maxTrackedPriorities per ClusterQueue; the arrivals
-	// of any further priority count in arrivals only.
-	arrivalsByPriority map[int32]*stats.EventRate
+	// byPriority split arrivals and calibration by workload priority. At
+	// most maxTrackedPriorities per ClusterQueue: a further priority's
+	// arrivals count in arrivals only, its scores in cal50 and cal90 only.
+	byPriority map[int32]*priorityStats
 	// windowStart is where the arrival window starts (creation, or the
 	// earliest warm-started arrival): a priority first seen later is
 	// measured over the same window, not from its first arrival.
 	windowStart time.Time
-	newRate     func() *stats.EventRate
+	newPriority func() *priorityStats
 	preemptions *stats.EventRate
 	admissions  *stats.EventRate
 	service     *stats.ServiceTimes
@@ -34,21 +33,26 @@ type queueStats struct {
 	// ledger's first P50 and P90; cal50 and cal90 calibrate them.
 	p50Hits, p90Hits *stats.DecayedMean
 	cal50, cal90     *calibration.Quantile
-	// priorityCal calibrate each priority's quantiles apart (at most
-	// maxTrackedPriorities), halfLife is their forgetting.
-	priorityCal map[int32]*quantileCalibrators
-	halfLife    time.Duration
 }
 
-// maxTrackedPriorities bounds the per-priority arrival rates of one
+// priorityStats are the statistics of one priority of a ClusterQueue: its
+// arrival rate, for the roll to bring in the higher-priority work that will
+// pass a pending workload, and the calibrators of its quantiles (Kueue
+// admits by priority first, so each priority errs its own way).
+type priorityStats struct {
+	arrivals     *stats.EventRate
+	cal50, cal90 *calibration.Quantile
+}
+
+// maxTrackedPriorities bounds the per-priority statistics of one
 // ClusterQueue (Kueue clusters use a handful of priority classes).
 const maxTrackedPriorities = 16
 
 // observeArrival counts an arrival of the given priority at t.
 func (s *queueStats) observeArrival(t time.Time, priority int32) {
 	s.arrivals.ObserveAt(t)
-	if r := s.priorityRate(priority); r != nil {
-		r.ObserveAt(t)
+	if ps := s.priority(priority); ps != nil {
+		ps.arrivals.ObserveAt(t)
 	}
 }
 
@@ -59,32 +63,33 @@ func (s *queueStats) seedArrivals(windowStart time.Time, all []time.Time, byPrio
 		s.windowStart = windowStart
 	}
 	s.arrivals.Seed(windowStart, all)
-	for _, r := range s.arrivalsByPriority {
-		r.Seed(s.windowStart, nil)
+	for _, ps := range s.byPriority {
+		ps.arrivals.Seed(s.windowStart, nil)
 	}
 	for p, times := range byPriority {
-		if r := s.priorityRate(p); r != nil {
-			r.Seed(s.windowStart, times)
+		if ps := s.priority(p); ps != nil {
+			ps.arrivals.Seed(s.windowStart, times)
 		}
 	}
 }
 
-// priorityRate returns the arrival rate of a priority, created over the
-// queue's arrival window on first use; nil beyond maxTrackedPriorities.
-func (s *queueStats) priorityRate(priority int32) *stats.EventRate {
-	if r, ok := s.arrivalsByPriority[priority]; ok {
-		return r
+// priority returns the statistics of a priority, created on first use
+// with its arrival rate over the queue's arrival window; nil beyond
+// maxTrackedPriorities.
+func (s *queueStats) priority(priority int32) *priorityStats {
+	if ps, ok := s.byPriority[priority]; ok {
+		return ps
 	}
-	if len(s.arrivalsByPriority) >= maxTrackedPriorities {
+	if len(s.byPriority) >= maxTrackedPriorities {
 		return nil
 	}
-	r := s.newRate()
-	r.Seed(s.windowStart, nil)
-	if s.arrivalsByPriority == nil {
-		s.arrivalsByPriority = make(map[int32]*stats.EventRate)
+	ps := s.newPriority()
+	ps.arrivals.Seed(s.windowStart, nil)
+	if s.byPriority == nil {
+		s.byPriority = make(map[int32]*priorityStats)
 	}
-	s.arrivalsByPriority[priority] = r
-	return r
+	s.byPriority[priority] = ps
+	return ps
 }
 
 // observeScore feeds a ledger score into the realized coverage.
@@ -125,9 +130,11 @@ func (e *Estimator) newQueueStats() *queueStats {
 	return &queueStats{
 		arrivals:    arrivals,
 		windowStart: e.opts.clock.Now(),
-		newRate: func() *stats.EventRate {
-			r, _ := stats.NewEventRate(e.opts.clock, decay)
-			return r
+		newPriority: func() *priorityStats {
+			ps := &priorityStats{}
+			ps.arrivals, _ = stats.NewEventRate(e.opts.clock, decay)
+			ps.cal50, ps.cal90 = newQuantileCalibrators(e.opts.halfLife)
+			return ps
 		},
 		preemptions:      preemptions,
 		admissions:       admissions,
@@ -138,7 +145,6 @@ func (e *Estimator) newQueueStats() *queueStats {
 		p90Hits:          p90Hits,
 		cal50:            cal50,
 		cal90:            cal90,
-		halfLife:         e.opts.halfLife,
 	}
 }
 
@@ -174,10 +180,10 @@ func (s *queueStats) view() statsView {
 		v.arrivalSCV = 1
 	}
 	v.hasArrivals = ok1
-	for p, r := range s.arrivalsByPriority {
-		if rate, ok := r.Rate(); ok && rate > 0 {
+	for p, ps := range s.byPriority {
+		if rate, ok := ps.arrivals.Rate(); ok && rate > 0 {
 			if v.priorityRates == nil {
-				v.priorityRates = make(map[int32]float64, len(s.arrivalsByPriority))
+				v.priorityRates = make(map[int32]float64, len(s.byPriority))
 			}
 			v.priorityRates[p] = rate
 		}
