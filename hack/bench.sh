@@ -224,12 +224,8 @@ measure() {
     (cd "${PRISTINE}" && GOWORK=off go build -o "${BIN}/runner" ./test/performance/scheduler/runner &&
       GOWORK=off go build -o "${BIN}/pristine/minimalkueue" ./test/performance/scheduler/minimalkueue)
     (cd "${TREE}" && GOWORK="${WORK}" go build -o "${BIN}/minimalkueue-patched" ./test/performance/scheduler/minimalkueue)
-    # The runner starts "<dir>/minimalkueue" and names its outputs after it.
-    printf '#!/bin/sh\nexec "%s" --feature-gates=WaitTimeEstimation=true "$@"\n' "${BIN}/minimalkueue-patched" > "${BIN}/on/minimalkueue"
-    chmod +x "${BIN}/on/minimalkueue"
-    # Upstream's baseline with every workload set's count divided by the scale.
-    awk -v s="${HARNESS_SCALE}" '/^ *- count: [0-9]+ *$/ { n = int($3 / s); if (n < 1) n = 1; sub(/count: [0-9]+/, "count: " n) } { print }' \
-      "${PRISTINE}/test/performance/scheduler/configs/baseline/generator.yaml" > "${harness_config}"
+    gated_minimalkueue "${BIN}/minimalkueue-patched" "${BIN}/on"
+    scaled_baseline "${PRISTINE}" "${HARNESS_SCALE}" "${harness_config}"
 
     harness_run() {
       local side=$1 n=$2 dir=${H}/$1-$2 tree=${PRISTINE}

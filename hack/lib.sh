@@ -33,3 +33,24 @@ apply_patch() {
 series() {
   grep -v -e '^\s*$' -e '^#' "${ROOT}/patches/series" || true
 }
+
+# Kueue's scheduler performance harness (test/performance/scheduler), shared
+# by hack/bench.sh and hack/perf-score.sh.
+
+# scaled_baseline TREE SCALE OUT: writes the harness's baseline generator
+# config of the Kueue tree TREE to OUT with every workload set's count
+# divided by SCALE (at least 1).
+scaled_baseline() {
+  awk -v s="$2" '/^ *- count: [0-9]+ *$/ { n = int($3 / s); if (n < 1) n = 1; sub(/count: [0-9]+/, "count: " n) } { print }' \
+    "$1/test/performance/scheduler/configs/baseline/generator.yaml" > "$3"
+}
+
+# gated_minimalkueue BINARY DIR: writes DIR/minimalkueue, which runs the
+# patched minimalkueue BINARY with the WaitTimeEstimation gate on. The
+# runner starts "<dir>/minimalkueue" (with --metricsPort when it scrapes)
+# and names its outputs after it.
+gated_minimalkueue() {
+  mkdir -p "$2"
+  printf '#!/bin/sh\nexec "%s" --feature-gates=WaitTimeEstimation=true "$@"\n' "$1" > "$2/minimalkueue"
+  chmod +x "$2/minimalkueue"
+}

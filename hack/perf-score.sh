@@ -57,13 +57,8 @@ log "building the runner, the patched minimalkueue and kueue-waittime"
 (cd "${TREE}" && GOWORK="${WORK}" go build -o "${BIN}/runner" ./test/performance/scheduler/runner &&
   GOWORK="${WORK}" go build -o "${BIN}/minimalkueue-patched" ./test/performance/scheduler/minimalkueue)
 (cd "${ROOT}" && GOWORK="${WORK}" go build -o "${BIN}/kueue-waittime" ./cmd/kueue-waittime)
-# The runner starts "<dir>/minimalkueue" (with --metricsPort when it scrapes).
-mkdir -p "${BIN}/on"
-printf '#!/bin/sh\nexec "%s" --feature-gates=WaitTimeEstimation=true "$@"\n' "${BIN}/minimalkueue-patched" > "${BIN}/on/minimalkueue"
-chmod +x "${BIN}/on/minimalkueue"
-
-awk -v s="${SCALE}" '/^ *- count: [0-9]+ *$/ { n = int($3 / s); if (n < 1) n = 1; sub(/count: [0-9]+/, "count: " n) } { print }' \
-  "${TREE}/test/performance/scheduler/configs/baseline/generator.yaml" > "${OUT}/generator.yaml"
+gated_minimalkueue "${BIN}/minimalkueue-patched" "${BIN}/on"
+scaled_baseline "${TREE}" "${SCALE}" "${OUT}/generator.yaml"
 
 log "running Kueue's performance harness at 1/${SCALE} of the baseline, gate on, scraping every ${SCRAPE}"
 if ! "${BIN}/runner" --o "${H}" --crds="${TREE}/config/components/crd/bases" \

@@ -383,15 +383,23 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 	}()
 
 	// sample records, from published results, the admissibility of the
-	// workloads not labelled yet and the pending counts; the caller holds
-	// mu.
-	sample := func(results *estimator.Results) {
+	// workloads not labelled yet and the pending counts and, with a
+	// replica's results (nil: none), how its P50s of the pending workloads
+	// differ; the caller holds mu.
+	sample := func(results, replica *estimator.Results) {
 		for _, r := range rr.runs {
-			if r.label != "" || r.created.IsZero() {
+			if r.created.IsZero() {
 				continue
 			}
-			if est, ok := results.Workload(r.key); ok {
-				r.label = string(est.Admissibility)
+			if r.label == "" {
+				if est, ok := results.Workload(r.key); ok {
+					r.label = string(est.Admissibility)
+				}
+			}
+			if replica != nil && !r.admitted && !r.finished {
+				if d, ok := replicaP50Difference(results, replica, r.key); ok {
+					rr.replicaP50Diffs = append(rr.replicaP50Diffs, d)
+				}
 			}
 		}
 		for _, q := range plan.Queues {
@@ -416,19 +424,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			if h.Replica != nil {
 				replica = h.Replica.Results()
 			}
-			locked(func() {
-				sample(results)
-				if replica != nil {
-					for _, r := range rr.runs {
-						if r.created.IsZero() || r.admitted || r.finished {
-							continue
-						}
-						if d, ok := replicaP50Difference(results, replica, r.key); ok {
-							rr.replicaP50Diffs = append(rr.replicaP50Diffs, d)
-						}
-					}
-				}
-			})
+			locked(func() { sample(results, replica) })
 		}
 	}()
 	if h.Live != nil && len(plan.Queues) > 0 {
