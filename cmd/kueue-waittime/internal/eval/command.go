@@ -83,7 +83,7 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 	}
 	var replicaOpts []estimator.Option
 	if replica {
-		replicaOpts = slices.Clone(common)
+		replicaOpts = common
 	}
 	cp, err := controlplane.Start(controlplane.Options{
 		EstimatorOptions:        append(slices.Clone(common), estimator.WithMetricsReporter(reporter)),
