@@ -52,6 +52,10 @@ envtest: ## Build kube-apiserver and etcd from Go modules into bin/k8s/ (once).
 kubectl: ## Build kubectl v1.36.0 from Go modules into bin/k8s/ (once; for trying the README's commands).
 	hack/envtest.sh kubectl
 
+.PHONY: cluster-tools
+cluster-tools: ## Build kube-controller-manager and kube-scheduler v1.36.0 into bin/k8s/ and KWOK v0.8.0 into bin/tools/ (once).
+	hack/envtest.sh cluster
+
 .PHONY: build
 build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patched) and bin/kueue-waittime.
 	$(GO_PATCHED) build -o bin/kueue sigs.k8s.io/kueue/cmd/kueue
@@ -97,6 +101,22 @@ test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus'
 	@eval "$$(hack/monitoring-tools.sh)"; export PROMTOOL PROMQLCHECK; \
 	  $(GO_PATCHED) vet ./test/monitoring/ && $(GO_PATCHED) test -count=1 ./test/monitoring/
 	cd hack/tools && GOWORK=off go vet ./...
+
+# The local cluster (test/cluster): what it runs and what it deploys.
+KWOK ?= $(ROOT)/bin/tools/kwok-v0.8.0/kwok
+KUEUE_MANIFESTS ?= $(ROOT)/_output/manifests/kueue-waittime.yaml
+KUEUE_IMAGE_LAYOUT ?= $(ROOT)/_output/image/oci
+CLUSTER_ENV := KWOK=$(KWOK) KUEUE_MANIFESTS=$(KUEUE_MANIFESTS) KUEUE_IMAGE_LAYOUT=$(KUEUE_IMAGE_LAYOUT) KUEUECTL=$(ROOT)/bin/kueuectl
+E2E_TIMEOUT ?= 30m
+
+.PHONY: e2e
+e2e: envtest cluster-tools manifests image build ## End to end on a local cluster (KWOK nodes, real Jobs) with the image's manager deployed from the manifests.
+	$(GO_PATCHED) vet ./test/cluster/ ./test/e2e/
+	$(CLUSTER_ENV) $(GO_PATCHED) test -count=1 -v -timeout $(E2E_TIMEOUT) ./test/e2e/
+
+.PHONY: cluster
+cluster: envtest cluster-tools manifests image build ## A local cluster with Kueue deployed from the manifests, until Ctrl-C (kubeconfig: _output/cluster/kubeconfig).
+	$(CLUSTER_ENV) bin/kueue-waittime cluster --dir _output/cluster
 
 ##@ Main job
 

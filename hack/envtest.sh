@@ -14,15 +14,34 @@ ETCD_VERSION=${ETCD_VERSION:-v3.6.8}
 dest="${ROOT}/bin/k8s/${K8S_VERSION}"
 # "hack/envtest.sh kubectl" builds kubectl from the same modules instead
 # (not needed by the tests; handy for trying the README against the demo).
+# "hack/envtest.sh cluster" builds what a cluster adds to the envtest control
+# plane: kube-controller-manager and kube-scheduler from the same modules, and
+# KWOK (kwok ${KWOK_VERSION}, which simulates nodes and the pod lifecycle).
 what=${1:-envtest}
-if [[ "${what}" == kubectl && -x "${dest}/kubectl" ]]; then
-  echo "envtest: ${dest} already has kubectl"
-  exit 0
-fi
-if [[ "${what}" != kubectl && -x "${dest}/kube-apiserver" && -x "${dest}/etcd" ]]; then
-  echo "envtest: ${dest} already has kube-apiserver and etcd"
-  exit 0
-fi
+KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
+kwok_dest="${ROOT}/bin/tools/kwok-${KWOK_VERSION}"
+case "${what}" in
+  envtest)
+    if [[ -x "${dest}/kube-apiserver" && -x "${dest}/etcd" ]]; then
+      echo "envtest: ${dest} already has kube-apiserver and etcd"
+      exit 0
+    fi ;;
+  kubectl)
+    if [[ -x "${dest}/kubectl" ]]; then
+      echo "envtest: ${dest} already has kubectl"
+      exit 0
+    fi ;;
+  cluster)
+    if [[ ! -x "${kwok_dest}/kwok" ]]; then
+      echo "envtest: building kwok ${KWOK_VERSION} into ${kwok_dest} (about 2 minutes on 2 cores)"
+      (cd / && GOWORK=off GOBIN="${kwok_dest}" go install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}")
+    fi
+    if [[ -x "${dest}/kube-controller-manager" && -x "${dest}/kube-scheduler" ]]; then
+      echo "envtest: ${dest} already has kube-controller-manager and kube-scheduler; ${kwok_dest} has kwok"
+      exit 0
+    fi ;;
+  *) die "envtest: unknown target ${what} (envtest, kubectl or cluster)" ;;
+esac
 
 staging_version="v0.${K8S_VERSION#1.}"
 # The scratch module lives under _output/, next to the patched-Kueue
@@ -57,9 +76,10 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 )
 GO
-if [[ "${what}" == kubectl ]]; then
-  sed -i 's#^	_ "k8s.io/kubernetes/cmd/kube-apiserver"#&\n\t_ "k8s.io/kubernetes/cmd/kubectl"#' tools.go
-fi
+case "${what}" in
+  kubectl) sed -i 's#^	_ "k8s.io/kubernetes/cmd/kube-apiserver"#&\n\t_ "k8s.io/kubernetes/cmd/kubectl"#' tools.go ;;
+  cluster) sed -i 's#^	_ "k8s.io/kubernetes/cmd/kube-apiserver"#&\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager"\n\t_ "k8s.io/kubernetes/cmd/kube-scheduler"#' tools.go ;;
+esac
 
 progress() {
   local what=$1 pid=$2 start=$SECONDS
@@ -83,6 +103,16 @@ if [[ "${what}" == kubectl ]]; then
   progress kubectl $!
   mv "${dest}/kubectl.tmp" "${dest}/kubectl"
   "${dest}/kubectl" version --client
+  exit 0
+fi
+if [[ "${what}" == cluster ]]; then
+  for component in kube-controller-manager kube-scheduler; do
+    echo "envtest: building ${component} (a few minutes on 2 cores; most of it is shared with kube-apiserver)"
+    go build -ldflags "${ldflags}" -o "${dest}/${component}.tmp" "k8s.io/kubernetes/cmd/${component}" &
+    progress "${component}" $!
+    mv "${dest}/${component}.tmp" "${dest}/${component}"
+    "${dest}/${component}" --version
+  done
   exit 0
 fi
 echo "envtest: building kube-apiserver (about 4 minutes on 2 cores)"

@@ -3,7 +3,8 @@
 // "Queue-Theoretic Admission Control": `predict` evaluates it from flags,
 // `plan` from real ClusterQueue, Cohort and ResourceFlavor manifests;
 // `score` reports how accurate a running manager's estimates are, from its
-// metrics.
+// metrics; `demo` and `eval` run the real scheduler, `cluster` a local
+// cluster with Kueue deployed from its manifests.
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
+	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/clustercmd"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/eval"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/plan"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/predict"
@@ -45,6 +47,7 @@ func newRootCommand() *cobra.Command {
 		eval.NewCommand(),
 		eval.NewDemoCommand(),
 		score.NewCommand(),
+		clustercmd.NewCommand(),
 	)
 	return root
 }

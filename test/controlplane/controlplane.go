@@ -85,6 +85,11 @@ type Options struct {
 	MetricsBindAddress string
 	// Log is the logger of the manager.
 	Log logr.Logger
+	// WithoutKueue starts only kube-apiserver and etcd, with the
+	// aggregation layer configured: no Kueue CRDs and no webhook
+	// configurations, for a cluster that deploys Kueue from its manifests
+	// (test/cluster). ProjectDir is not needed then, and StartKueue fails.
+	WithoutKueue bool
 }
 
 // ControlPlane is a running kube-apiserver and etcd with Kueue's CRDs.
@@ -126,7 +131,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	if opts.ProjectDir == "" {
 		opts.ProjectDir = os.Getenv("PROJECT_DIR")
 	}
-	if opts.ProjectDir == "" {
+	if opts.ProjectDir == "" && !opts.WithoutKueue {
 		return nil, errors.New("controlplane: no patched Kueue tree: set PROJECT_DIR (make patch creates _output/kueue)")
 	}
 	if opts.AssetsDir == "" {
@@ -158,12 +163,14 @@ func Start(opts Options) (*ControlPlane, error) {
 	env := &envtest.Environment{
 		Scheme:                  scheme,
 		BinaryAssetsDirectory:   opts.AssetsDir,
-		CRDDirectoryPaths:       []string{filepath.Join(opts.ProjectDir, "config", "components", "crd", "_output")},
-		ErrorIfCRDPathMissing:   true,
 		ControlPlaneStopTimeout: 90 * time.Second,
-		WebhookInstallOptions: envtest.WebhookInstallOptions{
+	}
+	if !opts.WithoutKueue {
+		env.CRDDirectoryPaths = []string{filepath.Join(opts.ProjectDir, "config", "components", "crd", "_output")}
+		env.ErrorIfCRDPathMissing = true
+		env.WebhookInstallOptions = envtest.WebhookInstallOptions{
 			Paths: []string{filepath.Join(opts.ProjectDir, "config", "components", "webhook")},
-		},
+		}
 	}
 	args := env.ControlPlane.GetAPIServer().Configure()
 	args.Set("requestheader-client-ca-file", certs.caFile)
@@ -214,6 +221,9 @@ func (cp *ControlPlane) UserConfig(name string, groups ...string) (*rest.Config,
 func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*Kueue, error) {
 	if cp.kueue != nil {
 		return nil, errors.New("controlplane: Kueue is already running")
+	}
+	if cp.opts.WithoutKueue {
+		return nil, errors.New("controlplane: started WithoutKueue: Kueue's CRDs and webhooks are not installed")
 	}
 	var ko kueueOptions
 	for _, opt := range opts {

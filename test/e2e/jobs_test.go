@@ -1,0 +1,373 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
+	controllerconstants "sigs.k8s.io/kueue/pkg/controller/constants"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+
+	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+)
+
+const (
+	cpuFlavor = "e2e-default"
+	gpuFlavor = "e2e-gpu"
+	// batchUserRole is the manifests' ClusterRole for people who run Jobs
+	// through LocalQueues (aggregated from the Job, LocalQueue, Workload
+	// and pending-workloads viewer roles).
+	batchUserRole = "kueue-batch-user-role"
+)
+
+// tenant creates a namespace with a LocalQueue "lq" into a new ClusterQueue
+// of that name with the given quotas (flavor → resource → quantity).
+func tenant(ctx context.Context, t *testing.T, name string, groups ...kueue.FlavorQuotas) {
+	t.Helper()
+	for _, rf := range []*kueue.ResourceFlavor{
+		utiltestingapi.MakeResourceFlavor(cpuFlavor).Obj(),
+		utiltestingapi.MakeResourceFlavor(gpuFlavor).NodeLabel("kueue-waittime.x-k8s.io/accelerator", "gpu").Obj(),
+	} {
+		if err := cl.Client.Create(ctx, rf); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	cq := utiltestingapi.MakeClusterQueue(name)
+	for _, g := range groups {
+		cq.ResourceGroup(g)
+	}
+	create(ctx, t,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}},
+		cq.Obj(),
+		utiltestingapi.MakeLocalQueue("lq", name).ClusterQueue(name).Obj(),
+	)
+	t.Cleanup(func() {
+		if t.Failed() {
+			dump(t, name)
+		}
+	})
+}
+
+// dump logs the state of a namespace's Jobs, Workloads and pods, for a
+// failed test.
+func dump(t *testing.T, namespace string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var jobs batchv1.JobList
+	var wls kueue.WorkloadList
+	var pods corev1.PodList
+	for _, list := range []client.ObjectList{&jobs, &wls, &pods} {
+		if err := cl.Client.List(ctx, list, client.InNamespace(namespace)); err != nil {
+			t.Logf("dump: %v", err)
+			return
+		}
+	}
+	for _, j := range jobs.Items {
+		t.Logf("dump: Job %s suspend=%v active=%d succeeded=%d failed=%d conditions=%v", j.Name, j.Spec.Suspend != nil && *j.Spec.Suspend,
+			j.Status.Active, j.Status.Succeeded, j.Status.Failed, j.Status.Conditions)
+	}
+	for _, w := range wls.Items {
+		t.Logf("dump: Workload %s admission=%v conditions=%v", w.Name, w.Status.Admission, w.Status.Conditions)
+	}
+	for _, p := range pods.Items {
+		t.Logf("dump: Pod %s node=%q phase=%s conditions=%v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.Conditions)
+	}
+}
+
+func create(ctx context.Context, t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if err := cl.Client.Create(ctx, o); err != nil {
+			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
+		}
+	}
+}
+
+// researcher returns clients of a user who may run Jobs in namespace (the
+// manifests' batch-user ClusterRole, bound there) and nothing else, and
+// the path of the user's kubeconfig.
+func researcher(ctx context.Context, t *testing.T, user, namespace string) (client.Client, *kueueclientset.Clientset, string) {
+	t.Helper()
+	create(ctx, t, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user + "-batch-user", Namespace: namespace},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: batchUserRole},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	})
+	path, cfg, err := cl.UserKubeconfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: cl.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kueueclientset.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, k, path
+}
+
+// job is a Job as a user writes it: not suspended (Kueue's webhook
+// suspends it), one pod that KWOK runs for runFor, with a maximum
+// execution time that Kueue copies into its Workload.
+func job(name, namespace string, cpu string, gpus int, runFor time.Duration) *batchv1.Job {
+	requests := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(cpu),
+		corev1.ResourceMemory: resource.MustParse("256Mi"),
+	}
+	var limits corev1.ResourceList
+	if gpus > 0 {
+		requests[cluster.GPUResource] = *resource.NewQuantity(int64(gpus), resource.DecimalSI)
+		limits = corev1.ResourceList{cluster.GPUResource: requests[cluster.GPUResource]}
+	}
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{
+			controllerconstants.QueueLabel:              "lq",
+			controllerconstants.MaxExecTimeSecondsLabel: strconv.Itoa(int(4 * runFor / time.Second)),
+		}},
+		Spec: batchv1.JobSpec{
+			BackoffLimit: new(int32(0)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{cluster.RunDurationAnnotation: runFor.String()}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{
+						Name: "main", Image: "registry.k8s.io/pause:3.10",
+						Resources: corev1.ResourceRequirements{Requests: requests, Limits: limits},
+					}},
+				},
+			},
+		},
+	}
+}
+
+// eventually polls check until it returns nil, failing the test with its
+// last error after timeout (or when a component of the cluster died).
+func eventually(ctx context.Context, t *testing.T, timeout time.Duration, what string, check func(context.Context) error) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		if err := cl.Alive(); err != nil {
+			return false, err
+		}
+		last = check(ctx)
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v; last: %v", what, err, last)
+	}
+}
+
+// TestJobsQueueRunAndFinishThroughKueue submits batch/v1 Jobs as a user
+// through a LocalQueue whose ClusterQueue holds four of the six: Kueue's
+// webhook suspends them, the scheduler admits four, the Job controller
+// creates their pods, kube-scheduler binds them to KWOK nodes, and all six
+// Succeed; meanwhile the user reads wait-time estimates of the waiting two
+// from the visibility API and kueuectl, and an Unfeasible Job carries its
+// reason in its Workload's condition and in the API.
+func TestJobsQueueRunAndFinishThroughKueue(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+	defer cancel()
+	const ns = "team-a"
+	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
+		Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	tenant(ctx, t, "team-b", *utiltestingapi.MakeFlavorQuotas(cpuFlavor).Resource(corev1.ResourceCPU, "1").Obj())
+	user, userVisibility, userKubeconfig := researcher(ctx, t, "alice", ns)
+
+	const jobs = 6
+	for i := range jobs {
+		if err := user.Create(ctx, job("train-"+strconv.Itoa(i), ns, "1", 0, 20*time.Second)); err != nil {
+			t.Fatalf("the user creating a Job: %v", err)
+		}
+	}
+	if err := user.Create(ctx, job("too-big", ns, "16", 0, 20*time.Second)); err != nil {
+		t.Fatalf("the user creating a Job: %v", err)
+	}
+
+	var summary *visibilityapi.PendingWorkloadsSummary
+	eventually(ctx, t, 2*time.Minute, "the user sees estimates of the pending Jobs", func(ctx context.Context) error {
+		s, err := userVisibility.VisibilityV1beta2().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, "lq", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var quotable, unfeasible int
+		for _, item := range s.Items {
+			est := item.WaitTimeEstimate
+			switch {
+			case est == nil:
+				return fmt.Errorf("%s has no estimate", item.Name)
+			case est.Admissibility == visibilityapi.AdmissibilityUnfeasible:
+				unfeasible++
+			case est.ExpectedWaitMilliseconds != nil && est.P50WaitMilliseconds != nil:
+				quotable++
+			}
+		}
+		if quotable != 2 || unfeasible != 1 {
+			return fmt.Errorf("%d Quotable with a wait and %d Unfeasible of %d pending, want 2 and 1", quotable, unfeasible, len(s.Items))
+		}
+		summary = s
+		return nil
+	})
+	var last int64 = -1
+	for _, item := range summary.Items {
+		est := item.WaitTimeEstimate
+		if !strings.HasPrefix(item.OwnerReferences[0].Name, "train-") {
+			if item.OwnerReferences[0].Name != "too-big" || est.Admissibility != visibilityapi.AdmissibilityUnfeasible {
+				t.Errorf("%s (of %s) is %s, want the Unfeasible too-big", item.Name, item.OwnerReferences[0].Name, est.Admissibility)
+			}
+			if want := "cpu 16 > potential 4"; !strings.Contains(est.Reason, want) {
+				t.Errorf("Unfeasible reason %q, want it to contain %q", est.Reason, want)
+			}
+			continue
+		}
+		if w := *est.ExpectedWaitMilliseconds; w <= 0 || w < last {
+			t.Errorf("%s: expected wait %d ms after %d ms: want positive and not decreasing with queue position", item.Name, w, last)
+		}
+		last = *est.ExpectedWaitMilliseconds
+		if *est.P50WaitMilliseconds > *est.P90WaitMilliseconds {
+			t.Errorf("%s: P50 %d ms > P90 %d ms", item.Name, *est.P50WaitMilliseconds, *est.P90WaitMilliseconds)
+		}
+	}
+
+	// The Unfeasible classification rides on the QuotaReserved condition.
+	eventually(ctx, t, time.Minute, "the Unfeasible Job's Workload says why", func(ctx context.Context) error {
+		var wls kueue.WorkloadList
+		if err := user.List(ctx, &wls, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, wl := range wls.Items {
+			if len(wl.OwnerReferences) == 0 || wl.OwnerReferences[0].Name != "too-big" {
+				continue
+			}
+			cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+			if cond == nil || !strings.Contains(cond.Message, "Wait time estimation: the workload is Unfeasible: ") {
+				return fmt.Errorf("QuotaReserved condition %+v", cond)
+			}
+			return nil
+		}
+		return fmt.Errorf("no Workload for Job too-big")
+	})
+
+	// kueuectl, as the user, shows the columns the estimator feeds.
+	if kueuectl := os.Getenv("KUEUECTL"); kueuectl != "" {
+		out, err := exec.CommandContext(ctx, kueuectl, "list", "workload", "-n", ns, "--kubeconfig", userKubeconfig).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kueuectl list workload: %v\n%s", err, out)
+		}
+		for _, want := range []string{"ADMISSIBILITY", "ETA (P50)", "Unfeasible", "Quotable"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("kueuectl list workload lacks %q:\n%s", want, out)
+			}
+		}
+	} else {
+		t.Error("KUEUECTL is not set: make e2e sets it to bin/kueuectl")
+	}
+
+	// The user may not read another namespace's queue.
+	_, err := userVisibility.VisibilityV1beta2().LocalQueues("team-b").GetPendingWorkloadsSummary(ctx, "lq", metav1.GetOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("reading team-b's LocalQueue as alice: %v, want Forbidden", err)
+	}
+
+	eventually(ctx, t, 4*time.Minute, "every Job Succeeds on a KWOK node", func(ctx context.Context) error {
+		for i := range jobs {
+			var j batchv1.Job
+			if err := user.Get(ctx, client.ObjectKey{Namespace: ns, Name: "train-" + strconv.Itoa(i)}, &j); err != nil {
+				return err
+			}
+			if !jobComplete(&j) {
+				return fmt.Errorf("Job %s: succeeded %d, active %d", j.Name, j.Status.Succeeded, j.Status.Active)
+			}
+		}
+		return nil
+	})
+	var pods corev1.PodList
+	if err := cl.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	succeeded := 0
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodSucceeded && strings.HasPrefix(p.Spec.NodeName, "kwok-") {
+			succeeded++
+		}
+	}
+	if succeeded != jobs {
+		t.Errorf("%d pods Succeeded on KWOK nodes, want %d", succeeded, jobs)
+	}
+}
+
+func jobComplete(j *batchv1.Job) bool {
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGPUJobRunsOnAGPUNode runs a Job asking for a GPU through a
+// ClusterQueue with GPU quota on a flavor whose node label Kueue injects:
+// its pod lands on a GPU node.
+func TestGPUJobRunsOnAGPUNode(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	const ns = "team-gpu"
+	tenant(ctx, t, ns,
+		*utiltestingapi.MakeFlavorQuotas(cpuFlavor).Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj(),
+	)
+	var cq kueue.ClusterQueue
+	if err := cl.Client.Get(ctx, client.ObjectKey{Name: ns}, &cq); err != nil {
+		t.Fatal(err)
+	}
+	cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, kueue.ResourceGroup{
+		CoveredResources: []corev1.ResourceName{cluster.GPUResource},
+		Flavors:          []kueue.FlavorQuotas{*utiltestingapi.MakeFlavorQuotas(gpuFlavor).Resource(cluster.GPUResource, "2").Obj()},
+	})
+	if err := cl.Client.Update(ctx, &cq); err != nil {
+		t.Fatal(err)
+	}
+	user, _, _ := researcher(ctx, t, "bob", ns)
+	if err := user.Create(ctx, job("gpu-train", ns, "1", 1, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, 3*time.Minute, "the GPU Job Succeeds", func(ctx context.Context) error {
+		var j batchv1.Job
+		if err := user.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gpu-train"}, &j); err != nil {
+			return err
+		}
+		if !jobComplete(&j) {
+			return fmt.Errorf("succeeded %d, active %d", j.Status.Succeeded, j.Status.Active)
+		}
+		return nil
+	})
+	var pods corev1.PodList
+	if err := cl.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || !strings.HasPrefix(pods.Items[0].Spec.NodeName, "kwok-gpu-") {
+		var where []string
+		for _, p := range pods.Items {
+			where = append(where, p.Name+"@"+p.Spec.NodeName)
+		}
+		t.Errorf("pods %v, want one on a kwok-gpu node", where)
+	}
+}
