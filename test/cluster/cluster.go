@@ -191,7 +191,7 @@ func (c *Cluster) startComponents(ctx context.Context) error {
 			// ServiceAccount, pod garbage collection; and the aggregation of
 			// ClusterRoles, which Kueue's user-facing roles rely on. No
 			// node lifecycle: KWOK's nodes have no kubelet to heartbeat.
-			"--controllers=job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller," +
+			"--controllers=job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,"+
 				"pod-garbage-collector-controller,ttl-after-finished-controller,clusterrole-aggregation-controller",
 			"--kube-api-qps=200", "--kube-api-burst=400",
 		)},
