@@ -334,9 +334,10 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, a
 }
 
 // Start runs the refresh loop until ctx is done: every refresh period, if
-// anything was observed since the last refresh (or the results are older
-// than the maximum staleness), it recomputes and publishes every
-// ClusterQueue's model and forecasts. It first warm-starts from the reader
+// anything was observed since the last refresh, the results are older than
+// the maximum staleness, or an admission their P50s predicted is overdue
+// (see needsRefresh), it recomputes and publishes every ClusterQueue's
+// model and forecasts. It first warm-starts from the reader
 // given by [WithWarmStart], if any; without one the event handlers count
 // from now. It implements controller-runtime's manager.Runnable.
 func (e *Estimator) Start(ctx context.Context) error {
@@ -351,12 +352,27 @@ func (e *Estimator) Start(ctx context.Context) error {
 		}
 		delay := e.opts.refreshPeriod
 		now := e.opts.clock.Now()
-		if e.dirty.Load() || now.Sub(e.Results().At()) >= e.opts.maxStaleness {
+		if needsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
 			e.Refresh(ctx)
 			delay = refreshDelay(e.opts.refreshPeriod, e.opts.clock.Since(now))
 		}
 		timer.Reset(delay)
 	}
+}
+
+// needsRefresh says whether the published results r are to be recomputed
+// at now: something was observed since (dirty); they are older than
+// maxStaleness; or the earliest admission one of their P50s predicts has
+// passed, so that "still pending" is news that changes the forecasts (the
+// remaining service of what runs, the phase of the cycle). Without the
+// last rule two replicas that refresh at different moments publish, for
+// up to maxStaleness, forecasts of admissions that already failed to
+// happen on one and not the other.
+func needsRefresh(dirty bool, now time.Time, r *Results, maxStaleness time.Duration) bool {
+	if dirty || now.Sub(r.At()) >= maxStaleness {
+		return true
+	}
+	return r != nil && !r.firstDue.IsZero() && !now.Before(r.firstDue)
 }
 
 // warmStart runs WarmStart with the reader given by WithWarmStart, if any.

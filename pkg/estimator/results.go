@@ -142,6 +142,11 @@ type Results struct {
 	// reasons holds the reason of each Unfeasible estimate, by index.
 	reasons map[int32]string
 	queues  map[kueue.ClusterQueueReference]QueueModel
+	// firstDue is the earliest admission instant a P50 of these results
+	// predicts (the estimate's time plus its P50); zero if none does. Once
+	// it has passed with the workload still pending, the results are
+	// stale even if nothing was observed: see needsRefresh.
+	firstDue time.Time
 }
 
 // newResults returns empty results for about n pending workloads.
@@ -160,6 +165,11 @@ func (r *Results) add(key workload.Reference, e storedEstimate, reason string) {
 	i := int32(len(r.estimates))
 	r.index[key] = i
 	r.estimates = append(r.estimates, e)
+	if e.hasWait && !e.unfeasible && e.stamp != nil {
+		if due := e.stamp.at.Add(e.p50.duration()); r.firstDue.IsZero() || due.Before(r.firstDue) {
+			r.firstDue = due
+		}
+	}
 	if reason != "" {
 		if r.reasons == nil {
 			r.reasons = make(map[int32]string)

@@ -92,6 +92,7 @@ type Cluster struct {
 	removeDir  bool
 	components []*process // in start order
 	managers   []*Manager
+	deployed   *deployment
 }
 
 // Start runs the cluster and returns once its nodes are Ready.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -84,6 +85,9 @@ type Manager struct {
 	cluster *Cluster
 	proc    *process
 	stopSec context.CancelFunc
+	// running says the manager should be running: set by Start, cleared
+	// by Kill, Stop and Exited. Cluster.Alive checks only those.
+	running atomic.Bool
 }
 
 // DeployKueue applies the rendered manifests (but the manager Deployment,
@@ -111,7 +115,7 @@ func (c *Cluster) DeployKueue(ctx context.Context, opts KueueOptions) ([]*Manage
 	if err := ExtractFile(opts.ImageLayout, "/manager", binary); err != nil {
 		return nil, err
 	}
-	deployment, configText, err := managerSpec(objects)
+	deploymentArgs, configText, err := managerSpec(objects)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +126,10 @@ func (c *Cluster) DeployKueue(ctx context.Context, opts KueueOptions) ([]*Manage
 	if opts.EditConfiguration != nil {
 		opts.EditConfiguration(configuration)
 	}
+	c.deployed = &deployment{binary: binary, args: deploymentArgs, configuration: configuration}
 	managers := make([]*Manager, opts.Replicas)
 	for i := range managers {
-		m, err := c.newManager(fmt.Sprintf("kueue-manager-%d", i), binary, deployment)
+		m, err := c.newManager()
 		if err != nil {
 			return nil, err
 		}
@@ -133,18 +138,16 @@ func (c *Cluster) DeployKueue(ctx context.Context, opts KueueOptions) ([]*Manage
 	if err := c.applyManifests(ctx, objects, managers[0]); err != nil {
 		return nil, err
 	}
-	kubeconfig, err := c.serviceAccountKubeconfig(ctx, kueueNamespace, managerServiceAccount)
-	if err != nil {
+	if c.deployed.kubeconfig, err = c.serviceAccountKubeconfig(ctx, kueueNamespace, managerServiceAccount); err != nil {
 		return nil, err
 	}
 	for _, m := range managers {
-		if err := m.configure(configuration, kubeconfig); err != nil {
+		if err := m.configure(configuration, c.deployed.kubeconfig); err != nil {
 			return nil, err
 		}
 		if err := m.Start(ctx); err != nil {
 			return nil, err
 		}
-		c.managers = append(c.managers, m)
 	}
 	if err := managers[0].WaitReady(ctx, 3*time.Minute); err != nil {
 		return nil, err
@@ -206,8 +209,45 @@ func managerSpec(objects []*unstructured.Unstructured) (args []string, configTex
 	return args, configText, nil
 }
 
-func (c *Cluster) newManager(name, binary string, deploymentArgs []string) (*Manager, error) {
-	m := &Manager{Name: name, Dir: filepath.Join(c.Dir, name), binary: binary, cluster: c}
+// deployment is what DeployKueue deployed, for AddManager.
+type deployment struct {
+	binary        string
+	args          []string
+	configuration map[string]any
+	kubeconfig    []byte
+}
+
+// AddManager starts one more manager process, as scaling the Deployment up
+// does, with the deployed Configuration changed by edit (nil: as
+// deployed). It does not wait for the manager to be ready: one with a bad
+// Configuration exits (see Manager.Exited).
+func (c *Cluster) AddManager(ctx context.Context, edit func(map[string]any)) (*Manager, error) {
+	if c.deployed == nil {
+		return nil, errors.New("cluster: DeployKueue first")
+	}
+	configuration, err := deepCopyJSON(c.deployed.configuration)
+	if err != nil {
+		return nil, err
+	}
+	if edit != nil {
+		edit(configuration)
+	}
+	m, err := c.newManager()
+	if err != nil {
+		return nil, err
+	}
+	if err := m.configure(configuration, c.deployed.kubeconfig); err != nil {
+		return nil, err
+	}
+	return m, m.Start(ctx)
+}
+
+// newManager makes the next manager (kueue-manager-<n>), with free ports.
+func (c *Cluster) newManager() (*Manager, error) {
+	name := fmt.Sprintf("kueue-manager-%d", len(c.managers))
+	m := &Manager{Name: name, Dir: filepath.Join(c.Dir, name), binary: c.deployed.binary, cluster: c}
+	c.managers = append(c.managers, m)
+	deploymentArgs := c.deployed.args
 	for _, p := range []*int{&m.HealthPort, &m.MetricsPort, &m.WebhookPort, &m.VisibilityPort} {
 		port, err := freePort()
 		if err != nil {
@@ -289,6 +329,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		return err
 	}
 	m.proc, m.Log = p, p.logPath
+	m.running.Store(true)
 	return nil
 }
 
@@ -331,6 +372,7 @@ func (m *Manager) syncCertificates(ctx context.Context) {
 
 // Kill kills the manager with SIGKILL, as kill -9 does.
 func (m *Manager) Kill() error {
+	m.running.Store(false)
 	m.stopSec()
 	return m.proc.kill()
 }
@@ -340,11 +382,15 @@ func (m *Manager) Stop() error {
 	if m.proc == nil {
 		return nil
 	}
+	m.running.Store(false)
 	m.stopSec()
 	return m.proc.stop(30 * time.Second)
 }
 
 func (m *Manager) alive() error {
+	if !m.running.Load() {
+		return nil
+	}
 	if gone, err := m.proc.exited(); gone {
 		return fmt.Errorf("cluster: manager %s exited (%v); the end of %s:\n%s", m.Name, err, m.Log, m.proc.tail(4096))
 	}
@@ -354,8 +400,10 @@ func (m *Manager) alive() error {
 // Exited waits up to timeout for the manager to exit by itself and returns
 // its log's tail; ok is false if it is still running.
 func (m *Manager) Exited(timeout time.Duration) (logTail string, ok bool) {
+	m.running.Store(false)
 	select {
 	case <-m.proc.done:
+		m.stopSec()
 		return m.proc.tail(8192), true
 	case <-time.After(timeout):
 		return "", false
@@ -397,11 +445,29 @@ func (m *Manager) MetricsURL() string {
 // certificate is self-signed, as in a default deployment (Prometheus
 // scrapes it with insecure_skip_verify there too).
 func (m *Manager) Scrape(ctx context.Context, token string) (status int, body string, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.MetricsURL(), nil)
+	return httpsGet(ctx, m.MetricsURL(), token)
+}
+
+// GetVisibility gets path (such as
+// /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/pendingworkloads)
+// from this manager's own visibility server, not through the aggregation
+// layer (which reaches only the first manager), with a bearer token that
+// the server reviews with kube-apiserver (delegated authentication and
+// authorization).
+func (m *Manager) GetVisibility(ctx context.Context, token, path string) (status int, body string, err error) {
+	return httpsGet(ctx, fmt.Sprintf("https://127.0.0.1:%d%s", m.VisibilityPort, path), token)
+}
+
+// httpsGet gets url with a bearer token (none when empty), trusting the
+// self-signed serving certificate of a manager.
+func httpsGet(ctx context.Context, url, token string) (status int, body string, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, "", err
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // self-signed, as deployed
 	}}

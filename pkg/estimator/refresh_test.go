@@ -1,0 +1,45 @@
+package estimator
+
+import (
+	"testing"
+	"time"
+
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+func TestNeedsRefresh(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	stamp := &estimateStamp{clusterQueue: "cq", at: t0}
+	withWaits := func(p50s ...time.Duration) *Results {
+		r := newResults(t0, len(p50s))
+		for i, p50 := range p50s {
+			e := store(WorkloadEstimate{Admissibility: Quotable, Method: MethodForecast, HasWait: true, P50: p50, P90: 2 * p50, ExpectedWait: p50}, stamp)
+			r.add(workload.Reference("ns/w"+string(rune('a'+i))), e, "")
+		}
+		return r
+	}
+	unfeasible := newResults(t0, 1)
+	unfeasible.add("ns/huge", store(WorkloadEstimate{Admissibility: Unfeasible}, stamp), "too big")
+	const staleness = 10 * time.Second
+	cases := map[string]struct {
+		dirty   bool
+		now     time.Time
+		results *Results
+		want    bool
+	}{
+		"nothing published yet":                         {now: t0, results: nil, want: true},
+		"something observed":                            {dirty: true, now: t0.Add(time.Second), results: withWaits(time.Minute), want: true},
+		"nothing observed, fresh, admission to come":    {now: t0.Add(5 * time.Second), results: withWaits(time.Minute, 30*time.Second), want: false},
+		"nothing observed, the earliest P50 has passed": {now: t0.Add(31 * time.Second), results: withWaits(time.Minute, 30*time.Second), want: true},
+		"nothing observed, older than max staleness":    {now: t0.Add(staleness), results: withWaits(time.Hour), want: true},
+		"an Unfeasible workload predicts no admission":  {now: t0.Add(5 * time.Second), results: unfeasible, want: false},
+		"no pending workload":                           {now: t0.Add(5 * time.Second), results: newResults(t0, 0), want: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := needsRefresh(tc.dirty, tc.now, tc.results, staleness); got != tc.want {
+				t.Errorf("needsRefresh = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+)
+
+// admissionInstants maps each pending workload to the instant its P50
+// puts its admission at (estimatedAt + P50), in milliseconds since the
+// epoch, and returns its P50.
+func admissionInstants(s *visibilityapi.PendingWorkloadsSummary) (at, p50 map[string]float64) {
+	at, p50 = map[string]float64{}, map[string]float64{}
+	for _, item := range s.Items {
+		est := item.WaitTimeEstimate
+		if est == nil || est.P50WaitMilliseconds == nil || est.EstimatedAt == nil {
+			continue
+		}
+		p50[item.Name] = float64(*est.P50WaitMilliseconds)
+		at[item.Name] = float64(est.EstimatedAt.UnixMilli()) + p50[item.Name]
+	}
+	return at, p50
+}
+
+// TestFollowerServesEstimatesThatAgreeWithTheLeaders runs a second manager
+// process, as a Deployment with two replicas does: it loses the leader
+// election, so its scheduler never runs, yet its own visibility server
+// serves estimates, and the admission instants its P50s give agree with
+// the leader's within 10 % of the leader's P50, workload by workload.
+func TestFollowerServesEstimatesThatAgreeWithTheLeaders(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+	defer cancel()
+	follower, err := cl.AddManager(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := follower.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := follower.WaitReady(ctx, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	const ns = "team-replicas"
+	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
+		Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	user, _, _ := researcher(ctx, t, "dave", ns)
+	token := pendingReaderToken(ctx, t)
+	// The history and the queue have the same run time, so that the
+	// forecast works from a sample that describes what runs.
+	const runFor = 6 * time.Second
+	submitAndFinish(ctx, t, user, ns, "history-", 12, runFor)
+	const jobs = 16
+	for i := range jobs {
+		if err := user.Create(ctx, job("run-"+strconv.Itoa(i), ns, "1", 0, runFor)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Compare the two replicas' answers, read back to back, a few times
+	// while the queue drains.
+	var relErrs []float64
+	var disagreements []string
+	comparisons := 0
+	deadline := time.Now().Add(jobs / 4 * runFor)
+	for time.Now().Before(deadline) {
+		leaderSummary, err := pendingFrom(ctx, manager, token, ns)
+		if err != nil {
+			t.Fatalf("the leader: %v", err)
+		}
+		followerSummary, err := pendingFrom(ctx, follower, token, ns)
+		if err != nil {
+			t.Fatalf("the follower: %v", err)
+		}
+		leaderAt, leaderP50 := admissionInstants(leaderSummary)
+		followerAt, followerP50 := admissionInstants(followerSummary)
+		for name, at := range leaderAt {
+			fAt, ok := followerAt[name]
+			if !ok || leaderP50[name] <= 0 {
+				continue
+			}
+			tolerance := 0.10 * leaderP50[name]
+			comparisons++
+			if d := math.Abs(fAt - at); d > tolerance {
+				disagreements = append(disagreements, fmt.Sprintf("%s: the leader's P50 %.0f ms at %s puts admission %.0f ms from the follower's (P50 %.0f ms at %s)",
+					name, leaderP50[name], estimatedAt(leaderSummary, name), d, followerP50[name], estimatedAt(followerSummary, name)))
+			}
+			relErrs = append(relErrs, math.Abs(fAt-at)/leaderP50[name])
+		}
+		time.Sleep(time.Second)
+	}
+	if comparisons < 10 {
+		t.Fatalf("only %d comparisons of leader and follower estimates, want at least 10", comparisons)
+	}
+	slices.Sort(relErrs)
+	t.Logf("follower vs leader admission instant, relative to the leader's P50, over %d comparisons: median %.3f, max %.3f",
+		comparisons, relErrs[len(relErrs)/2], relErrs[len(relErrs)-1])
+	for _, d := range disagreements {
+		t.Errorf("beyond 10 %% of the leader's P50: %s", d)
+	}
+}
+
+func estimatedAt(s *visibilityapi.PendingWorkloadsSummary, name string) string {
+	for _, item := range s.Items {
+		if item.Name == name && item.WaitTimeEstimate != nil && item.WaitTimeEstimate.EstimatedAt != nil {
+			return item.WaitTimeEstimate.EstimatedAt.Format("15:04:05.000")
+		}
+	}
+	return "-"
+}
