@@ -71,7 +71,7 @@ include hack/codegen.mk
 ##@ Tests
 
 .PHONY: test
-test: test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy test-monitoring test-perf-score ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration, deployment, monitoring, perf harness.
+test: test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy e2e test-monitoring test-perf-score ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration, deployment, end to end, monitoring, perf harness.
 
 .PHONY: test-unit
 test-unit: ## Library unit tests against the unpatched v0.19.2 module, under the race detector.
