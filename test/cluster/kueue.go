@@ -107,6 +107,9 @@ func (c *Cluster) DeployKueue(ctx context.Context, opts KueueOptions) ([]*Manage
 	if opts.Replicas == 0 {
 		opts.Replicas = 1
 	}
+	if err := checkVisibilityCertDir(); err != nil {
+		return nil, err
+	}
 	objects, err := readManifests(opts.Manifests)
 	if err != nil {
 		return nil, err
@@ -156,6 +159,23 @@ func (c *Cluster) DeployKueue(ctx context.Context, opts KueueOptions) ([]*Manage
 		return nil, err
 	}
 	return managers, nil
+}
+
+// visibilityCertDir is where the manager's visibility server writes its
+// self-signed certificate (an emptyDir in the manifests' pod).
+const visibilityCertDir = "/visibility"
+
+// checkVisibilityCertDir fails, saying why, when the manager could not
+// write its visibility certificate on this host.
+func checkVisibilityCertDir() error {
+	if err := os.MkdirAll(visibilityCertDir, 0o755); err != nil {
+		return fmt.Errorf("cluster: the manager writes its visibility server's certificate to %s, as in its pod: %w (run as root)", visibilityCertDir, err)
+	}
+	probe := filepath.Join(visibilityCertDir, ".kueue-waittime-probe")
+	if err := os.WriteFile(probe, nil, 0o600); err != nil {
+		return fmt.Errorf("cluster: the manager writes its visibility server's certificate to %s, as in its pod: %w (run as root)", visibilityCertDir, err)
+	}
+	return os.Remove(probe)
 }
 
 func readManifests(path string) ([]*unstructured.Unstructured, error) {
