@@ -83,12 +83,26 @@ type Manager struct {
 	binary  string
 	args    []string
 	cluster *Cluster
-	proc    *process
+	restart RestartPolicy
+	proc    atomic.Pointer[process]
 	stopSec context.CancelFunc
 	// running says the manager should be running: set by Start, cleared
 	// by Kill, Stop and Exited. Cluster.Alive checks only those.
-	running atomic.Bool
+	running      atomic.Bool
+	restarts     atomic.Int32
+	superviseErr atomic.Pointer[error]
 }
+
+// RestartPolicy says whether a manager that exits by itself is started
+// again, as a pod's restartPolicy does.
+type RestartPolicy int
+
+const (
+	// RestartAlways starts it again (the Deployment's pods).
+	RestartAlways RestartPolicy = iota
+	// RestartNever leaves it exited: for managers expected to fail.
+	RestartNever
+)
 
 // DeployKueue applies the rendered manifests (but the manager Deployment,
 // whose pods run here as processes) and starts the managers. It returns
@@ -240,8 +254,8 @@ type deployment struct {
 // AddManager starts one more manager process, as scaling the Deployment up
 // does, with the deployed Configuration changed by edit (nil: as
 // deployed). It does not wait for the manager to be ready: one with a bad
-// Configuration exits (see Manager.Exited).
-func (c *Cluster) AddManager(ctx context.Context, edit func(map[string]any)) (*Manager, error) {
+// Configuration exits (add it with RestartNever and see Manager.Exited).
+func (c *Cluster) AddManager(ctx context.Context, restart RestartPolicy, edit func(map[string]any)) (*Manager, error) {
 	if c.deployed == nil {
 		return nil, errors.New("cluster: DeployKueue first")
 	}
@@ -256,6 +270,7 @@ func (c *Cluster) AddManager(ctx context.Context, edit func(map[string]any)) (*M
 	if err != nil {
 		return nil, err
 	}
+	m.restart = restart
 	if err := m.configure(configuration, c.deployed.kubeconfig); err != nil {
 		return nil, err
 	}
@@ -333,10 +348,14 @@ func deepCopyJSON(in map[string]any) (map[string]any, error) {
 }
 
 // Start starts the manager process (again, after Kill or Stop) and keeps
-// its certificate directory in step with the webhook Secret.
+// its certificate directory in step with the webhook Secret. Unless the
+// manager was added with RestartNever, a process that exits by itself is
+// started again, as the kubelet does for a pod with restartPolicy Always
+// (here after 1 s, doubling to 30 s; the kubelet's back-off starts at 10 s):
+// Kueue exits when it loses its leader election, for one.
 func (m *Manager) Start(ctx context.Context) error {
-	if m.proc != nil {
-		if gone, _ := m.proc.exited(); !gone {
+	if p := m.proc.Load(); p != nil {
+		if gone, _ := p.exited(); !gone {
 			return fmt.Errorf("cluster: %s is running", m.Name)
 		}
 	}
@@ -348,10 +367,46 @@ func (m *Manager) Start(ctx context.Context) error {
 		cancel()
 		return err
 	}
-	m.proc, m.Log = p, p.logPath
+	m.proc.Store(p)
+	m.Log = p.logPath
 	m.running.Store(true)
+	go m.supervise(syncCtx, p)
 	return nil
 }
+
+// supervise restarts the process p when it exits while the manager should
+// be running, until ctx ends (Kill or Stop).
+func (m *Manager) supervise(ctx context.Context, p *process) {
+	backoff := time.Second
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.done:
+		}
+		if m.restart == RestartNever || !m.running.Load() {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+		next, err := startProcess(m.cluster.Dir, m.Name, m.Dir, nil, m.binary, m.args...)
+		if err != nil {
+			m.superviseErr.Store(&err)
+			return
+		}
+		m.restarts.Add(1)
+		m.proc.Store(next)
+		p = next
+	}
+}
+
+// Restarts is how many times the manager was started again after it
+// exited by itself.
+func (m *Manager) Restarts() int { return int(m.restarts.Load()) }
 
 // syncCertificates plays the kubelet's secret volume: it writes the
 // webhook Secret's keys into the certificate directory whenever they
@@ -390,41 +445,50 @@ func (m *Manager) syncCertificates(ctx context.Context) {
 	})
 }
 
-// Kill kills the manager with SIGKILL, as kill -9 does.
+// Kill kills the manager with SIGKILL, as kill -9 does, and does not
+// restart it.
 func (m *Manager) Kill() error {
 	m.running.Store(false)
 	m.stopSec()
-	return m.proc.kill()
+	return m.proc.Load().kill()
 }
 
 // Stop stops the manager with SIGTERM (SIGKILL after 30s).
 func (m *Manager) Stop() error {
-	if m.proc == nil {
+	p := m.proc.Load()
+	if p == nil {
 		return nil
 	}
 	m.running.Store(false)
 	m.stopSec()
-	return m.proc.stop(30 * time.Second)
+	return p.stop(30 * time.Second)
 }
 
+// alive fails if the manager should run but cannot: it exited and is not
+// to be restarted, or restarting it failed.
 func (m *Manager) alive() error {
 	if !m.running.Load() {
 		return nil
 	}
-	if gone, err := m.proc.exited(); gone {
-		return fmt.Errorf("cluster: manager %s exited (%v); the end of %s:\n%s", m.Name, err, m.Log, m.proc.tail(4096))
+	if err := m.superviseErr.Load(); err != nil {
+		return fmt.Errorf("cluster: restarting manager %s: %w", m.Name, *err)
+	}
+	p := m.proc.Load()
+	if gone, err := p.exited(); gone && m.restart == RestartNever {
+		return fmt.Errorf("cluster: manager %s exited (%v); the end of %s:\n%s", m.Name, err, m.Log, p.tail(4096))
 	}
 	return nil
 }
 
-// Exited waits up to timeout for the manager to exit by itself and returns
-// its log's tail; ok is false if it is still running.
+// Exited waits up to timeout for a manager added with RestartNever to exit
+// by itself and returns its log's tail; ok is false if it is still running.
 func (m *Manager) Exited(timeout time.Duration) (logTail string, ok bool) {
-	m.running.Store(false)
+	p := m.proc.Load()
 	select {
-	case <-m.proc.done:
+	case <-p.done:
+		m.running.Store(false)
 		m.stopSec()
-		return m.proc.tail(8192), true
+		return p.tail(8192), true
 	case <-time.After(timeout):
 		return "", false
 	}
@@ -450,7 +514,7 @@ func (m *Manager) WaitReady(ctx context.Context, timeout time.Duration) error {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		return fmt.Errorf("cluster: %s not ready: %w; the end of %s:\n%s", m.Name, err, m.Log, m.proc.tail(4096))
+		return fmt.Errorf("cluster: %s not ready: %w; the end of %s:\n%s", m.Name, err, m.Log, m.proc.Load().tail(4096))
 	}
 	return nil
 }

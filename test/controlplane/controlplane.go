@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -172,7 +174,15 @@ func Start(opts Options) (*ControlPlane, error) {
 			Paths: []string{filepath.Join(opts.ProjectDir, "config", "components", "webhook")},
 		}
 	}
-	args := env.ControlPlane.GetAPIServer().Configure()
+	// A certificate directory of our own, rather than envtest's temporary
+	// one, keeps the serving certificate and the ServiceAccount signing key
+	// across RestartAPIServer: clients and issued tokens stay valid.
+	apiServer := env.ControlPlane.GetAPIServer()
+	apiServer.CertDir = filepath.Join(dir, "kube-apiserver")
+	if err := os.MkdirAll(apiServer.CertDir, 0o700); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	args := apiServer.Configure()
 	args.Set("requestheader-client-ca-file", certs.caFile)
 	args.Set("requestheader-allowed-names", frontProxyClientName)
 	args.Set("requestheader-username-headers", "X-Remote-User")
@@ -373,6 +383,68 @@ func (cp *ControlPlane) StopKueue() error {
 	case <-time.After(time.Minute):
 		return errors.New("controlplane: the manager did not stop within a minute")
 	}
+}
+
+// RestartAPIServer kills kube-apiserver (SIGKILL, as a crash or a node
+// failure does) and starts it again on the same port, with the same
+// certificates and the same etcd: what its clients see of an API server
+// restart. (A graceful stop waits about a minute for open watches.)
+func (cp *ControlPlane) RestartAPIServer() error {
+	api := cp.env.ControlPlane.GetAPIServer()
+	pids, err := pidsWithArgument("--cert-dir=" + api.CertDir)
+	if err != nil {
+		return err
+	}
+	if len(pids) != 1 {
+		return fmt.Errorf("controlplane: %d kube-apiserver processes with --cert-dir=%s, want 1", len(pids), api.CertDir)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		return fmt.Errorf("controlplane: killing kube-apiserver: %w", err)
+	}
+	// Stop reaps the killed process (it signals an exited one no more).
+	if err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d/cmdline", pids[0]))
+		if err != nil {
+			return true, nil
+		}
+		state, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pids[0]))
+		return err == nil && strings.Contains(string(state), ") Z "), nil
+	}); err != nil {
+		return fmt.Errorf("controlplane: kube-apiserver did not die: %w", err)
+	}
+	if err := api.Stop(); err != nil {
+		return fmt.Errorf("controlplane: after killing kube-apiserver: %w", err)
+	}
+	if err := api.Start(); err != nil {
+		return fmt.Errorf("controlplane: starting kube-apiserver again: %w", err)
+	}
+	return nil
+}
+
+// pidsWithArgument lists the processes one of whose arguments is arg.
+func pidsWithArgument(arg string) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.Split(string(cmdline), "\x00") {
+			if a == arg {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids, nil
 }
 
 // Stop stops Kueue, then the control plane, and removes Dir.

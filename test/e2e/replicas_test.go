@@ -13,6 +13,8 @@ import (
 
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+
+	"github.com/kueue-waittime/kueue-waittime/test/cluster"
 )
 
 // admissionInstants maps each pending workload to the instant its P50
@@ -39,7 +41,7 @@ func admissionInstants(s *visibilityapi.PendingWorkloadsSummary) (at, p50 map[st
 func TestFollowerServesEstimatesThatAgreeWithTheLeaders(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
 	defer cancel()
-	follower, err := cl.AddManager(ctx, nil)
+	follower, err := cl.AddManager(ctx, cluster.RestartAlways, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

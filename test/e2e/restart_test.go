@@ -19,6 +19,8 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+
+	"github.com/kueue-waittime/kueue-waittime/test/cluster"
 )
 
 // refreshPeriod is the manifests' waitTimeEstimation.refreshPeriod.
@@ -183,6 +185,57 @@ func TestManagerKilledMidRunRecoversWithNothingLost(t *testing.T) {
 	checkAdmittedOnce(ctx, t, ns, 12+running+pending)
 }
 
+// TestAPIServerRestartUnderLoad kills kube-apiserver while Jobs run and
+// wait and starts it again: every component reconnects (the manager, which
+// exits when it cannot renew its leader lease, is restarted as its pod
+// would be), forecasts are served again through the aggregation layer, and
+// every Job Succeeds exactly once.
+func TestAPIServerRestartUnderLoad(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	const ns = "team-apiserver"
+	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
+		Resource(corev1.ResourceCPU, "2").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	user, userVisibility, _ := researcher(ctx, t, "erin", ns)
+	submitAndFinish(ctx, t, user, ns, "history-", 10, 2*time.Second)
+	const jobs = 8
+	for i := range jobs {
+		if err := user.Create(ctx, job("run-"+strconv.Itoa(i), ns, "1", 0, 8*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(ctx, t, time.Minute, "Jobs running and waiting", func(ctx context.Context) error {
+		s, err := userVisibility.VisibilityV1beta2().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, "lq", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(s.Items) < 2 {
+			return fmt.Errorf("%d pending", len(s.Items))
+		}
+		return nil
+	})
+	start := time.Now()
+	if err := cl.RestartAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kube-apiserver restarted in %s", time.Since(start).Round(time.Millisecond))
+	eventually(ctx, t, 2*time.Minute, "forecasts through the aggregation layer after the restart", func(ctx context.Context) error {
+		s, err := userVisibility.VisibilityV1beta2().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, "lq", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(s.Items) == 0 {
+			return nil // the queue drained meanwhile: nothing left to forecast
+		}
+		return forecasts(s, len(s.Items))
+	})
+	eventually(ctx, t, 4*time.Minute, "every Job Succeeds after the restart", func(ctx context.Context) error {
+		return jobsComplete(ctx, user, ns, "run-", jobs)
+	})
+	checkAdmittedOnce(ctx, t, ns, 10+jobs)
+	t.Logf("the manager was restarted %d times (it exits when it cannot renew its leader lease)", manager.Restarts())
+}
+
 // checkAdmittedOnce checks that every Job of a namespace Succeeded with one
 // pod, no failed one, and that no Workload was ever evicted.
 func checkAdmittedOnce(ctx context.Context, t *testing.T, ns string, jobs int) {
@@ -220,7 +273,7 @@ func checkAdmittedOnce(ctx context.Context, t *testing.T, ns string, jobs int) {
 func TestMalformedWaitTimeEstimationStopsTheManager(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	m, err := cl.AddManager(ctx, func(cfg map[string]any) {
+	m, err := cl.AddManager(ctx, cluster.RestartNever, func(cfg map[string]any) {
 		cfg["waitTimeEstimation"].(map[string]any)["refreshPeriod"] = "-1s"
 	})
 	if err != nil {
