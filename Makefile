@@ -91,10 +91,10 @@ test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched pac
 	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION) -args -wait-time-estimation
 
 .PHONY: test-integration
-test-integration: $(WORKSPACE) envtest ## CLI tests and integration suites on envtest with the patched Kueue.
+test-integration: $(WORKSPACE) envtest ## CLI tests, and the integration suites on envtest with the patched Kueue under the race detector.
 	$(GO_PATCHED) vet ./cmd/... ./test/...
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./cmd/...
-	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
+	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./test/controlplane/
 
 .PHONY: test-monitoring
 test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus's parser against the manager's registry; promtool check/test rules.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,6 +126,7 @@ type Kueue struct {
 	VisibilityPort int
 	cancel         context.CancelFunc
 	done           chan error
+	proxy          *countingProxy // the visibility server's, when requests are counted
 }
 
 // Start runs kube-apiserver and etcd, configured as an aggregating front
@@ -362,8 +364,23 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 	if err := waitForTLS(kctx, fmt.Sprintf("%s:%d", wio.LocalServingHost, wio.LocalServingPort)); err != nil {
 		return fail(fmt.Errorf("controlplane: webhook server: %w", err))
 	}
-	if err := cp.serveVisibility(kctx, k, configuration); err != nil {
-		return fail(err)
+	// The visibility server's clients: the REST config of its generic API
+	// server, and a kubeconfig for delegated authentication and
+	// authorization; with a request counter, both are counted.
+	visibilityConfig, visibilityKubeconfig := cp.Config, cp.Kubeconfig
+	if ko.counter != nil {
+		visibilityConfig = rest.CopyConfig(cp.Config)
+		visibilityConfig.Wrap(func(rt http.RoundTripper) http.RoundTripper { return ko.counter.wrapSource(visibilitySource, rt) })
+		if k.proxy, err = ko.counter.startProxy(cp.Config, visibilitySource); err != nil {
+			return fail(err)
+		}
+		visibilityKubeconfig = filepath.Join(cp.Dir, "visibility-counted.kubeconfig")
+		if err := k.proxy.kubeconfig(visibilityKubeconfig); err != nil {
+			return fail(errors.Join(err, k.proxy.stop()))
+		}
+	}
+	if err := cp.serveVisibility(kctx, k, configuration, visibilityConfig, visibilityKubeconfig); err != nil {
+		return fail(errors.Join(err, k.proxy.stop()))
 	}
 	cp.kueue = k
 	return k, nil
@@ -379,9 +396,9 @@ func (cp *ControlPlane) StopKueue() error {
 	k.cancel()
 	select {
 	case err := <-k.done:
-		return err
+		return errors.Join(err, k.proxy.stop())
 	case <-time.After(time.Minute):
-		return errors.New("controlplane: the manager did not stop within a minute")
+		return errors.Join(errors.New("controlplane: the manager did not stop within a minute"), k.proxy.stop())
 	}
 }
 
@@ -464,7 +481,10 @@ const (
 	visibilityService   = "visibility-server"
 )
 
-func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configuration *configapi.Configuration) error {
+// visibilitySource prefixes the request counts of the visibility server.
+const visibilitySource = "visibility: "
+
+func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configuration *configapi.Configuration, restConfig *rest.Config, kubeconfig string) error {
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -478,13 +498,13 @@ func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configura
 	if err != nil {
 		return err
 	}
-	opts := []visibility.ServerOption{visibility.WithCertDir(certDir), visibility.WithDelegatedAuthKubeconfig(cp.Kubeconfig)}
+	opts := []visibility.ServerOption{visibility.WithCertDir(certDir), visibility.WithDelegatedAuthKubeconfig(kubeconfig)}
 	if k.Estimator != nil {
 		opts = append(opts, visibility.WithWaitTimeEstimates(k.Estimator))
 	}
 	serverErr := make(chan error, 1)
 	go func() {
-		serverErr <- visibility.CreateAndStartVisibilityServer(ctx, k.Queues, cfg, cp.Config, nil, opts...)
+		serverErr <- visibility.CreateAndStartVisibilityServer(ctx, k.Queues, cfg, restConfig, nil, opts...)
 	}()
 	if err := cp.registerVisibilityAPI(ctx, port); err != nil {
 		return err

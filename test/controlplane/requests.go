@@ -2,16 +2,24 @@ package controlplane
 
 import (
 	"maps"
+	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // RequestCounter counts the API requests a manager makes, by method and
-// resource (for example "PATCH workloads/status"), leaving out watches.
-// Give it to StartKueue with WithRequestCounter.
+// resource (for example "PATCH workloads/status"); a watch counts as
+// "WATCH <resource>". Give it to StartKueue with WithRequestCounter: it
+// then counts the manager's requests and its visibility server's, the
+// latter under keys prefixed "visibility: ".
 type RequestCounter struct {
 	mu       sync.Mutex
 	counts   map[string]int
@@ -45,19 +53,74 @@ func (c *RequestCounter) CountsMatching(substrings ...string) map[string]int {
 }
 
 func (c *RequestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return c.wrapSource("", rt)
+}
+
+// wrapSource counts every request through rt under keys prefixed source.
+func (c *RequestCounter) wrapSource(source string, rt http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		if req.URL.Query().Get("watch") != "true" {
-			key := req.Method + " " + resourceOf(req.URL.Path)
-			c.mu.Lock()
-			if c.counts == nil {
-				c.counts = make(map[string]int)
-			}
-			c.counts[key]++
-			c.requests = append(c.requests, req.Method+" "+req.URL.Path)
-			c.mu.Unlock()
+		method := req.Method
+		if req.URL.Query().Get("watch") == "true" {
+			method = "WATCH"
 		}
+		key := source + method + " " + resourceOf(req.URL.Path)
+		c.mu.Lock()
+		if c.counts == nil {
+			c.counts = make(map[string]int)
+		}
+		c.counts[key]++
+		c.requests = append(c.requests, method+" "+req.URL.Path)
+		c.mu.Unlock()
 		return rt.RoundTrip(req)
 	})
+}
+
+// countingProxy serves plain HTTP on 127.0.0.1 and forwards every request
+// to kube-apiserver with cfg's credentials, counting it under source: a
+// kubeconfig that points at it (see kubeconfig) makes the requests of a
+// client configured only by a kubeconfig file countable.
+type countingProxy struct {
+	url    string
+	server *http.Server
+}
+
+func (c *RequestCounter) startProxy(cfg *rest.Config, source string) (*countingProxy, error) {
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.Transport = c.wrapSource(source, rt)
+	rp.FlushInterval = -1 // watches stream
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &countingProxy{url: "http://" + ln.Addr().String(), server: &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { _ = p.server.Serve(ln) }()
+	return p, nil
+}
+
+// kubeconfig writes a kubeconfig that reaches kube-apiserver through the
+// proxy (which holds the credentials) into path.
+func (p *countingProxy) kubeconfig(path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["proxy"] = &clientcmdapi.Cluster{Server: p.url}
+	kc.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
+	kc.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
+	kc.CurrentContext = "proxy"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+func (p *countingProxy) stop() error {
+	if p == nil {
+		return nil
+	}
+	return p.server.Close()
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)

@@ -1,6 +1,8 @@
 // Package gateoff checks what the WaitTimeEstimation gate promises when it is
-// off, and that turning it on adds no API traffic: the same scenario makes
-// the same requests from the manager with the gate off and on.
+// off, and that turning it on adds no API traffic: the same scenario, on
+// fresh control planes, makes the same requests (cluster-scoped ones and
+// watches included) from the manager and its visibility server with the
+// gate off and on.
 package gateoff
 
 import (
