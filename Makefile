@@ -58,6 +58,7 @@ cluster-tools: ## Build kube-controller-manager and kube-scheduler v1.36.0 into 
 
 .PHONY: build
 build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patched) and bin/kueue-waittime.
+	@echo "build: compiling the patched Kueue manager, kueuectl and kueue-waittime (the first time: about 5 minutes on 2 cores, silent while the compiler runs)"
 	$(GO_PATCHED) build -o bin/kueue sigs.k8s.io/kueue/cmd/kueue
 	$(GO_PATCHED) build -o bin/kueuectl sigs.k8s.io/kueue/cmd/kueuectl
 	$(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime

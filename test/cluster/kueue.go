@@ -514,9 +514,22 @@ func (m *Manager) WaitReady(ctx context.Context, timeout time.Duration) error {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		return fmt.Errorf("cluster: %s not ready: %w; the end of %s:\n%s", m.Name, err, m.Log, m.proc.Load().tail(4096))
+		log := m.proc.Load().tail(64 << 10)
+		return fmt.Errorf("cluster: %s not ready (restarted %d times): %w; the last error in %s: %s", m.Name, m.Restarts(), err, m.Log, lastErrorLine(log))
 	}
 	return nil
+}
+
+// lastErrorLine is the last error-level line of a manager's log (JSON or
+// klog), or its last line.
+func lastErrorLine(log string) string {
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], `"level":"error"`) || strings.HasPrefix(lines[i], "E") {
+			return lines[i]
+		}
+	}
+	return lines[len(lines)-1]
 }
 
 // MetricsURL is the manager's metrics endpoint (HTTPS, authenticated and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -370,4 +371,67 @@ func TestGPUJobRunsOnAGPUNode(t *testing.T) {
 		}
 		t.Errorf("pods %v, want one on a kwok-gpu node", where)
 	}
+}
+
+// TestPlainPodsQueueAndRunThroughKueue runs Kueue's plain Pod integration
+// (which the manifests' Configuration enables): a user creates three pods of
+// one CPU in a LocalQueue whose ClusterQueue holds two; Kueue gates them,
+// admits two, the third waits with a forecast, and all three Succeed.
+func TestPlainPodsQueueAndRunThroughKueue(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	const ns = "team-pods"
+	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
+		Resource(corev1.ResourceCPU, "2").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	create(ctx, t,
+		&rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "pod-runner", Namespace: ns},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "get", "list", "watch"}}},
+		},
+		&rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "frank-pod-runner", Namespace: ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "pod-runner"},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "frank"}},
+		})
+	user, userVisibility, _ := researcher(ctx, t, "frank", ns)
+	const pods = 3
+	for i := range pods {
+		j := job("pod-"+strconv.Itoa(i), ns, "1", 0, 15*time.Second)
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: j.Name, Namespace: ns, Labels: j.Labels, Annotations: j.Spec.Template.Annotations},
+			Spec:       j.Spec.Template.Spec,
+		}
+		if err := user.Create(ctx, pod); err != nil {
+			t.Fatalf("the user creating a pod: %v", err)
+		}
+		if !slices.ContainsFunc(pod.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == "kueue.x-k8s.io/admission" }) {
+			t.Errorf("pod %s was created without Kueue's admission scheduling gate: %v", pod.Name, pod.Spec.SchedulingGates)
+		}
+	}
+	eventually(ctx, t, 2*time.Minute, "the waiting pod's forecast", func(ctx context.Context) error {
+		s, err := userVisibility.VisibilityV1beta2().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, "lq", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(s.Items) != 1 {
+			return fmt.Errorf("%d pending, want 1", len(s.Items))
+		}
+		est := s.Items[0].WaitTimeEstimate
+		if est == nil || est.Admissibility != visibilityapi.AdmissibilityQuotable || est.P50WaitMilliseconds == nil {
+			return fmt.Errorf("estimate %+v, want Quotable with a P50", est)
+		}
+		return nil
+	})
+	eventually(ctx, t, 3*time.Minute, "every pod Succeeds on a KWOK node", func(ctx context.Context) error {
+		for i := range pods {
+			var p corev1.Pod
+			if err := user.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pod-" + strconv.Itoa(i)}, &p); err != nil {
+				return err
+			}
+			if p.Status.Phase != corev1.PodSucceeded || !strings.HasPrefix(p.Spec.NodeName, "kwok-") {
+				return fmt.Errorf("pod %s: phase %s on %q", p.Name, p.Status.Phase, p.Spec.NodeName)
+			}
+		}
+		return nil
+	})
 }
