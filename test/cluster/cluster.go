@@ -156,15 +156,15 @@ func (c *Cluster) startComponents(ctx context.Context) error {
 	if err := os.WriteFile(c.AdminKubeconfig, kubeconfig, 0o600); err != nil {
 		return err
 	}
-	kcmPort, err := freePort()
+	kcmPort, err := controlplane.FreePort()
 	if err != nil {
 		return err
 	}
-	schedulerPort, err := freePort()
+	schedulerPort, err := controlplane.FreePort()
 	if err != nil {
 		return err
 	}
-	kwokPort, err := freePort()
+	kwokPort, err := controlplane.FreePort()
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
 )
 
 // The names Kueue's manifests give the objects this file looks for.
@@ -284,7 +286,7 @@ func (c *Cluster) newManager() (*Manager, error) {
 	c.managers = append(c.managers, m)
 	deploymentArgs := c.deployed.args
 	for _, p := range []*int{&m.HealthPort, &m.MetricsPort, &m.WebhookPort, &m.VisibilityPort} {
-		port, err := freePort()
+		port, err := controlplane.FreePort()
 		if err != nil {
 			return nil, err
 		}

@@ -485,7 +485,7 @@ const (
 const visibilitySource = "visibility: "
 
 func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configuration *configapi.Configuration, restConfig *rest.Config, kubeconfig string) error {
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return err
 	}
@@ -602,7 +602,8 @@ func (cp *ControlPlane) registerVisibilityAPI(ctx context.Context, port int) err
 	return nil
 }
 
-func freePort() (int, error) {
+// FreePort returns a TCP port of 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

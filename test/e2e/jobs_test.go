@@ -93,6 +93,14 @@ func dump(t *testing.T, namespace string) {
 	}
 }
 
+// cpuTenant is a tenant whose ClusterQueue has cpu CPUs (and 16Gi of
+// memory) on the default flavor.
+func cpuTenant(ctx context.Context, t *testing.T, name, cpu string) {
+	t.Helper()
+	tenant(ctx, t, name, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
+		Resource(corev1.ResourceCPU, cpu).Resource(corev1.ResourceMemory, "16Gi").Obj())
+}
+
 func create(ctx context.Context, t *testing.T, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
@@ -189,9 +197,8 @@ func TestJobsQueueRunAndFinishThroughKueue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
 	defer cancel()
 	const ns = "team-a"
-	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
-		Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj())
-	tenant(ctx, t, "team-b", *utiltestingapi.MakeFlavorQuotas(cpuFlavor).Resource(corev1.ResourceCPU, "1").Obj())
+	cpuTenant(ctx, t, ns, "4")
+	cpuTenant(ctx, t, "team-b", "1")
 	user, userVisibility, userKubeconfig := researcher(ctx, t, "alice", ns)
 
 	const jobs = 6
@@ -332,9 +339,7 @@ func TestGPUJobRunsOnAGPUNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	const ns = "team-gpu"
-	tenant(ctx, t, ns,
-		*utiltestingapi.MakeFlavorQuotas(cpuFlavor).Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj(),
-	)
+	cpuTenant(ctx, t, ns, "4")
 	var cq kueue.ClusterQueue
 	if err := cl.Client.Get(ctx, client.ObjectKey{Name: ns}, &cq); err != nil {
 		t.Fatal(err)
@@ -381,8 +386,7 @@ func TestPlainPodsQueueAndRunThroughKueue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	const ns = "team-pods"
-	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
-		Resource(corev1.ResourceCPU, "2").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	cpuTenant(ctx, t, ns, "2")
 	create(ctx, t,
 		&rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Name: "pod-runner", Namespace: ns},

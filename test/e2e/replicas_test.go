@@ -9,10 +9,7 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/kueue-waittime/kueue-waittime/test/cluster"
 )
@@ -54,8 +51,7 @@ func TestFollowerServesEstimatesThatAgreeWithTheLeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	const ns = "team-replicas"
-	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
-		Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	cpuTenant(ctx, t, ns, "4")
 	user, _, _ := researcher(ctx, t, "dave", ns)
 	token := pendingReaderToken(ctx, t)
 	// The history and the queue have the same run time, so that the

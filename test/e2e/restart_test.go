@@ -18,7 +18,6 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/kueue-waittime/kueue-waittime/test/cluster"
 )
@@ -124,8 +123,7 @@ func TestManagerKilledMidRunRecoversWithNothingLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	const ns = "team-restart"
-	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
-		Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	cpuTenant(ctx, t, ns, "4")
 	user, _, _ := researcher(ctx, t, "carol", ns)
 	token := pendingReaderToken(ctx, t)
 
@@ -194,8 +192,7 @@ func TestAPIServerRestartUnderLoad(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	const ns = "team-apiserver"
-	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
-		Resource(corev1.ResourceCPU, "2").Resource(corev1.ResourceMemory, "16Gi").Obj())
+	cpuTenant(ctx, t, ns, "2")
 	user, userVisibility, _ := researcher(ctx, t, "erin", ns)
 	submitAndFinish(ctx, t, user, ns, "history-", 10, 2*time.Second)
 	const jobs = 8
