@@ -113,6 +113,7 @@ E2E_TIMEOUT ?= 30m
 .PHONY: e2e
 e2e: envtest cluster-tools manifests image build ## End to end on a local cluster (KWOK nodes, real Jobs) with the image's manager deployed from the manifests.
 	$(GO_PATCHED) vet ./test/cluster/ ./test/e2e/
+	$(GO_PATCHED) test -race -count=1 ./test/cluster/
 	$(CLUSTER_ENV) $(GO_PATCHED) test -count=1 -v -timeout $(E2E_TIMEOUT) ./test/e2e/
 
 .PHONY: cluster
