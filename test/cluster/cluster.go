@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,27 +39,43 @@ const kwokNodeAnnotation = "kwok.x-k8s.io/node"
 // GPUResource is the extended resource the GPU nodes have.
 const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 
+// DRA devices: nodes with DRAGPUs publish that many devices of DRADriver
+// in a ResourceSlice, and the DeviceClass DRADeviceClass selects them.
+// kube-scheduler allocates them to ResourceClaims (made by
+// kube-controller-manager from a pod's ResourceClaimTemplates); KWOK, with
+// no kubelet plugin to prepare them, runs the pod.
+const (
+	DRADriver      = "gpu.example.com"
+	DRADeviceClass = "gpu.example.com"
+)
+
 // Node is a simulated node: its allocatable CPU, memory and GPUs.
 type Node struct {
 	Name   string
 	CPU    string // a quantity, such as "8"
 	Memory string // a quantity, such as "32Gi"
-	GPUs   int
+	GPUs   int    // the GPUResource extended resource
+	// DRAGPUs is how many DRA devices of DRADriver the node publishes.
+	DRAGPUs int
 	// Labels are added to the node's (kubernetes.io/hostname and
 	// type=kwok are always set).
 	Labels map[string]string
 }
 
-// DefaultNodes are the nodes of `make cluster`: four CPU nodes and two with
-// four GPUs each.
+// DefaultNodes are the nodes of `make cluster`: four CPU nodes, two with
+// four GPUs each as an extended resource, and two with four GPUs each as
+// DRA devices.
 func DefaultNodes() []Node {
-	nodes := make([]Node, 0, 6)
+	nodes := make([]Node, 0, 8)
 	for i := range 4 {
 		nodes = append(nodes, Node{Name: fmt.Sprintf("kwok-cpu-%d", i), CPU: "8", Memory: "32Gi"})
 	}
 	for i := range 2 {
 		nodes = append(nodes, Node{Name: fmt.Sprintf("kwok-gpu-%d", i), CPU: "16", Memory: "64Gi", GPUs: 4,
 			Labels: map[string]string{"kueue-waittime.x-k8s.io/accelerator": "gpu"}})
+	}
+	for i := range 2 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("kwok-dra-%d", i), CPU: "16", Memory: "64Gi", DRAGPUs: 4})
 	}
 	return nodes
 }
@@ -189,11 +207,12 @@ func (c *Cluster) startComponents(ctx context.Context) error {
 			"--cert-dir="+filepath.Join(c.Dir, "kube-controller-manager"),
 			// What Jobs need: the Job controller, the garbage collector that
 			// removes a deleted Job's pods, namespace deletion, the default
-			// ServiceAccount, pod garbage collection; and the aggregation of
-			// ClusterRoles, which Kueue's user-facing roles rely on. No
+			// ServiceAccount, pod garbage collection; the aggregation of
+			// ClusterRoles, which Kueue's user-facing roles rely on; and the
+			// ResourceClaims of pods' ResourceClaimTemplates (DRA). No
 			// node lifecycle: KWOK's nodes have no kubelet to heartbeat.
 			"--controllers=job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,"+
-				"pod-garbage-collector-controller,ttl-after-finished-controller,clusterrole-aggregation-controller",
+				"pod-garbage-collector-controller,ttl-after-finished-controller,clusterrole-aggregation-controller,resourceclaim-controller",
 			"--kube-api-qps=200", "--kube-api-burst=400",
 		)},
 		{"kube-scheduler", filepath.Join(c.opts.AssetsDir, "kube-scheduler"), append(delegated,
@@ -224,7 +243,8 @@ func (c *Cluster) startComponents(ctx context.Context) error {
 	return c.WaitNodesReady(ctx, 2*time.Minute)
 }
 
-// CreateNodes creates simulated nodes for KWOK to run.
+// CreateNodes creates simulated nodes for KWOK to run, with the
+// ResourceSlices of their DRA devices (and the DeviceClass, once).
 func (c *Cluster) CreateNodes(ctx context.Context, nodes ...Node) error {
 	for _, n := range nodes {
 		node, err := n.object()
@@ -234,8 +254,40 @@ func (c *Cluster) CreateNodes(ctx context.Context, nodes ...Node) error {
 		if err := c.Client.Create(ctx, node); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("cluster: creating node %s: %w", n.Name, err)
 		}
+		if n.DRAGPUs == 0 {
+			continue
+		}
+		class := &resourcev1.DeviceClass{
+			ObjectMeta: metav1.ObjectMeta{Name: DRADeviceClass},
+			Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{
+				CEL: &resourcev1.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", DRADriver)},
+			}}},
+		}
+		if err := c.Client.Create(ctx, class); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cluster: creating DeviceClass %s: %w", DRADeviceClass, err)
+		}
+		if err := c.Client.Create(ctx, n.resourceSlice()); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cluster: creating the ResourceSlice of node %s: %w", n.Name, err)
+		}
 	}
 	return nil
+}
+
+// resourceSlice publishes the node's DRA devices, one pool per node.
+func (n Node) resourceSlice() *resourcev1.ResourceSlice {
+	devices := make([]resourcev1.Device, n.DRAGPUs)
+	for i := range devices {
+		devices[i] = resourcev1.Device{Name: fmt.Sprintf("gpu-%d", i)}
+	}
+	return &resourcev1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name + "-" + strings.ReplaceAll(DRADriver, ".", "-")},
+		Spec: resourcev1.ResourceSliceSpec{
+			Driver:   DRADriver,
+			NodeName: &n.Name,
+			Pool:     resourcev1.ResourcePool{Name: n.Name, Generation: 1, ResourceSliceCount: 1},
+			Devices:  devices,
+		},
+	}
 }
 
 func (n Node) object() (*corev1.Node, error) {

@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,6 +26,7 @@ import (
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	controllerconstants "sigs.k8s.io/kueue/pkg/controller/constants"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/kueue-waittime/kueue-waittime/test/cluster"
@@ -437,5 +439,85 @@ func TestPlainPodsQueueAndRunThroughKueue(t *testing.T) {
 			}
 		}
 		return nil
+	})
+}
+
+// TestDRAJobGetsADeviceOnADRANode runs a Job whose pod claims a GPU through
+// a ResourceClaimTemplate: Kueue counts the device as the mapped resource
+// (quota of two), kube-controller-manager makes the claim, kube-scheduler
+// allocates a device from a node's ResourceSlice and binds the pod there,
+// and the Job Succeeds. A second Job asking for three devices is
+// Unfeasible, with the mapped resource in its reason.
+func TestDRAJobGetsADeviceOnADRANode(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	const ns = "team-dra"
+	tenant(ctx, t, ns, *utiltestingapi.MakeFlavorQuotas(cpuFlavor).
+		Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Resource(draGPU, "2").Obj())
+	create(ctx, t,
+		utiltesting.MakeResourceClaimTemplate("one-gpu", ns).DeviceRequest("gpu", cluster.DRADeviceClass, 1).Obj(),
+		utiltesting.MakeResourceClaimTemplate("three-gpus", ns).DeviceRequest("gpu", cluster.DRADeviceClass, 3).Obj(),
+	)
+	withClaim := func(j *batchv1.Job, template string) *batchv1.Job {
+		spec := &j.Spec.Template.Spec
+		spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: new(template)}}
+		spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
+		return j
+	}
+	create(ctx, t,
+		withClaim(job("dra-train", ns, "1", 0, 5*time.Second), "one-gpu"),
+		withClaim(job("dra-too-big", ns, "1", 0, 5*time.Second), "three-gpus"),
+	)
+	// The claim made from the template lives as long as the pod runs: look
+	// for its allocation meanwhile.
+	allocated := false
+	eventually(ctx, t, 3*time.Minute, "the DRA Job Succeeds", func(ctx context.Context) error {
+		var claims resourcev1.ResourceClaimList
+		if err := cl.Client.List(ctx, &claims, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, c := range claims.Items {
+			if a := c.Status.Allocation; a != nil && len(a.Devices.Results) == 1 && a.Devices.Results[0].Driver == cluster.DRADriver {
+				allocated = true
+			}
+		}
+		var j batchv1.Job
+		if err := cl.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "dra-train"}, &j); err != nil {
+			return err
+		}
+		if !jobComplete(&j) {
+			return fmt.Errorf("succeeded %d, active %d", j.Status.Succeeded, j.Status.Active)
+		}
+		return nil
+	})
+	var pods corev1.PodList
+	if err := cl.Client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{batchv1.JobNameLabel: "dra-train"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || !strings.HasPrefix(pods.Items[0].Spec.NodeName, "kwok-dra-") {
+		t.Errorf("%d pods of dra-train, want one on a kwok-dra node", len(pods.Items))
+	}
+	if !allocated {
+		t.Errorf("no ResourceClaim was seen allocated one %s device while the Job ran", cluster.DRADriver)
+	}
+	if len(pods.Items) == 1 && len(pods.Items[0].Status.ResourceClaimStatuses) != 1 {
+		t.Errorf("the pod's resource claim statuses: %+v, want the one claim made from its template", pods.Items[0].Status.ResourceClaimStatuses)
+	}
+	eventually(ctx, t, time.Minute, "the three-GPU Job is Unfeasible", func(ctx context.Context) error {
+		var wls kueue.WorkloadList
+		if err := cl.Client.List(ctx, &wls, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, wl := range wls.Items {
+			if len(wl.OwnerReferences) == 0 || wl.OwnerReferences[0].Name != "dra-too-big" {
+				continue
+			}
+			cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+			if cond == nil || !strings.Contains(cond.Message, "the workload is Unfeasible: ") || !strings.Contains(cond.Message, draGPU+" 3 > potential 2") {
+				return fmt.Errorf("QuotaReserved condition %+v", cond)
+			}
+			return nil
+		}
+		return fmt.Errorf("no Workload for Job dra-too-big")
 	})
 }

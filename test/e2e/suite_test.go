@@ -20,6 +20,21 @@ func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
+// draGPU is the logical resource Kueue counts the cluster's DRA GPUs as.
+const draGPU = "example.com/gpu"
+
+// mapDRAGPUs maps the cluster's DRA DeviceClass to draGPU in the
+// Configuration (resources.deviceClassMappings), as an operator of a
+// cluster with DRA devices does: the manifests map none.
+func mapDRAGPUs(cfg map[string]any) {
+	resources, _ := cfg["resources"].(map[string]any)
+	if resources == nil {
+		resources = map[string]any{}
+		cfg["resources"] = resources
+	}
+	resources["deviceClassMappings"] = []any{map[string]any{"name": draGPU, "deviceClassNames": []any{cluster.DRADeviceClass}}}
+}
+
 func run(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -36,7 +51,7 @@ func run(m *testing.M) int {
 		}
 	}()
 	fmt.Printf("e2e: cluster up in %s (logs in %s/logs)\n", time.Since(start).Round(time.Second), cl.Dir)
-	managers, err := cl.DeployKueue(ctx, cluster.KueueOptions{})
+	managers, err := cl.DeployKueue(ctx, cluster.KueueOptions{EditConfiguration: mapDRAGPUs})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1

@@ -22,8 +22,8 @@ func NewCommand() *cobra.Command {
 		Use:   "cluster",
 		Short: "Run a local cluster (KWOK nodes) with the patched Kueue deployed from its manifests, until Ctrl-C",
 		Long: `cluster starts kube-apiserver and etcd, kube-controller-manager,
-kube-scheduler and KWOK (four 8-CPU nodes and two nodes with four GPUs,
-simulated), applies the rendered manifests (make manifests) and runs the
+kube-scheduler and KWOK (four 8-CPU nodes, two nodes with four GPUs as an
+extended resource and two with four DRA devices, simulated), applies the rendered manifests (make manifests) and runs the
 manager binary of the image (make image) as the manifests' ServiceAccount.
 It prints the kubeconfig to use and waits; Ctrl-C stops everything.
 
