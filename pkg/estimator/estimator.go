@@ -342,7 +342,8 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, a
 // from now. It implements controller-runtime's manager.Runnable.
 func (e *Estimator) Start(ctx context.Context) error {
 	e.warmStart(ctx)
-	timer := time.NewTimer(e.opts.refreshPeriod)
+	now := e.opts.clock.Now()
+	timer := time.NewTimer(nextRefresh(now, e.opts.refreshPeriod, e.opts.refreshPeriod).Sub(now))
 	defer timer.Stop()
 	for {
 		select {
@@ -356,8 +357,27 @@ func (e *Estimator) Start(ctx context.Context) error {
 			e.Refresh(ctx)
 			delay = refreshDelay(e.opts.refreshPeriod, e.opts.clock.Since(now))
 		}
-		timer.Reset(delay)
+		after := e.opts.clock.Now()
+		timer.Reset(nextRefresh(after, delay, e.opts.refreshPeriod).Sub(after))
 	}
+}
+
+// nextRefresh is when to look again, at least about delay after now: the
+// first multiple of period (counted from the zero time, so whole seconds
+// for a 1s period) at or after now + delay − period, and after now. Every
+// replica of the manager thus refreshes on the same wall-clock ticks, from
+// the same informer state, and serves the same estimates; one that
+// refreshed at its own phase would answer up to a period apart, with
+// another "now" in its forecast.
+func nextRefresh(now time.Time, delay, period time.Duration) time.Time {
+	if period <= 0 {
+		return now.Add(delay)
+	}
+	next := now.Add(delay).Truncate(period)
+	if !next.After(now) {
+		next = next.Add(period)
+	}
+	return next
 }
 
 // needsRefresh says whether the published results r are to be recomputed
