@@ -299,16 +299,7 @@ func TestJobsQueueRunAndFinishThroughKueue(t *testing.T) {
 	}
 
 	eventually(ctx, t, 4*time.Minute, "every Job Succeeds on a KWOK node", func(ctx context.Context) error {
-		for i := range jobs {
-			var j batchv1.Job
-			if err := user.Get(ctx, client.ObjectKey{Namespace: ns, Name: "train-" + strconv.Itoa(i)}, &j); err != nil {
-				return err
-			}
-			if !jobComplete(&j) {
-				return fmt.Errorf("Job %s: succeeded %d, active %d", j.Name, j.Status.Succeeded, j.Status.Active)
-			}
-		}
-		return nil
+		return jobsComplete(ctx, user, ns, "train-", jobs)
 	})
 	var pods corev1.PodList
 	if err := cl.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
