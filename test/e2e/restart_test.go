@@ -184,10 +184,10 @@ func TestManagerKilledMidRunRecoversWithNothingLost(t *testing.T) {
 }
 
 // TestAPIServerRestartUnderLoad kills kube-apiserver while Jobs run and
-// wait and starts it again: every component reconnects (the manager, which
-// exits when it cannot renew its leader lease, is restarted as its pod
-// would be), forecasts are served again through the aggregation layer, and
-// every Job Succeeds exactly once.
+// wait and starts it again: every component reconnects (a manager that
+// exits because it could not renew its leader lease would be restarted as
+// its pod is; the test logs how often), forecasts are served again through
+// the aggregation layer, and every Job Succeeds exactly once.
 func TestAPIServerRestartUnderLoad(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
