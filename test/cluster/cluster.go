@@ -62,10 +62,10 @@ type Node struct {
 	Labels map[string]string
 }
 
-// DefaultNodes are the nodes of `make cluster`: four CPU nodes, two with
+// defaultNodes are the nodes of `make cluster`: four CPU nodes, two with
 // four GPUs each as an extended resource, and two with four GPUs each as
 // DRA devices.
-func DefaultNodes() []Node {
+func defaultNodes() []Node {
 	nodes := make([]Node, 0, 8)
 	for i := range 4 {
 		nodes = append(nodes, Node{Name: fmt.Sprintf("kwok-cpu-%d", i), CPU: "8", Memory: "32Gi"})
@@ -91,7 +91,7 @@ type Options struct {
 	AssetsDir string
 	// Kwok is the kwok binary. Default: $KWOK.
 	Kwok string
-	// Nodes to create. Default: DefaultNodes.
+	// Nodes to create. Default: defaultNodes.
 	Nodes []Node
 }
 
@@ -122,7 +122,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		opts.Kwok = os.Getenv("KWOK")
 	}
 	if opts.Nodes == nil {
-		opts.Nodes = DefaultNodes()
+		opts.Nodes = defaultNodes()
 	}
 	for _, need := range []struct{ path, hint string }{
 		{filepath.Join(opts.AssetsDir, "kube-apiserver"), "make envtest"},
@@ -237,15 +237,15 @@ func (c *Cluster) startComponents(ctx context.Context) error {
 		}
 		c.components = append(c.components, p)
 	}
-	if err := c.CreateNodes(ctx, c.opts.Nodes...); err != nil {
+	if err := c.createNodes(ctx, c.opts.Nodes...); err != nil {
 		return err
 	}
-	return c.WaitNodesReady(ctx, 2*time.Minute)
+	return c.waitNodesReady(ctx, 2*time.Minute)
 }
 
-// CreateNodes creates simulated nodes for KWOK to run, with the
+// createNodes creates simulated nodes for KWOK to run, with the
 // ResourceSlices of their DRA devices (and the DeviceClass, once).
-func (c *Cluster) CreateNodes(ctx context.Context, nodes ...Node) error {
+func (c *Cluster) createNodes(ctx context.Context, nodes ...Node) error {
 	for _, n := range nodes {
 		node, err := n.object()
 		if err != nil {
@@ -312,8 +312,8 @@ func (n Node) object() (*corev1.Node, error) {
 	}, nil
 }
 
-// WaitNodesReady waits until every node is Ready, or a component exits.
-func (c *Cluster) WaitNodesReady(ctx context.Context, timeout time.Duration) error {
+// waitNodesReady waits until every node is Ready, or a component exits.
+func (c *Cluster) waitNodesReady(ctx context.Context, timeout time.Duration) error {
 	var notReady []string
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		if err := c.componentsAlive(); err != nil {

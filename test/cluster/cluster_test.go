@@ -164,10 +164,10 @@ func TestExtractFile(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			dest := filepath.Join(t.TempDir(), "bin", "manager")
-			err := ExtractFile(writeLayout(t, tc.layers...), "/manager", dest)
+			err := extractFile(writeLayout(t, tc.layers...), "/manager", dest)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("ExtractFile: %v, want an error containing %q", err, tc.wantErr)
+					t.Fatalf("extractFile: %v, want an error containing %q", err, tc.wantErr)
 				}
 				return
 			}

@@ -19,11 +19,11 @@ type ociDescriptor struct {
 	Digest    string `json:"digest"`
 }
 
-// ExtractFile copies the file at path (such as "/manager") out of the one
+// extractFile copies the file at path (such as "/manager") out of the one
 // image of the OCI image layout in layoutDir (what `make image` writes to
 // _output/image/oci) to dest, executable. Layers are read in order, so a
 // later layer's copy wins, as in the image's file system.
-func ExtractFile(layoutDir, path, dest string) error {
+func extractFile(layoutDir, path, dest string) error {
 	var index struct {
 		Manifests []ociDescriptor `json:"manifests"`
 	}

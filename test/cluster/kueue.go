@@ -131,7 +131,7 @@ func (c *Cluster) DeployKueue(ctx context.Context, opts KueueOptions) ([]*Manage
 		return nil, err
 	}
 	binary := filepath.Join(c.Dir, "bin", "manager")
-	if err := ExtractFile(opts.ImageLayout, "/manager", binary); err != nil {
+	if err := extractFile(opts.ImageLayout, "/manager", binary); err != nil {
 		return nil, err
 	}
 	deploymentArgs, configText, err := managerSpec(objects)
@@ -789,18 +789,6 @@ func (c *Cluster) serviceAccountKubeconfig(ctx context.Context, namespace, name 
 	cfg := rest.AnonymousClientConfig(c.Config)
 	cfg.BearerToken = token
 	return kubeconfigBytes(cfg)
-}
-
-// ServiceAccountConfig returns a REST config authenticated with a token of
-// the ServiceAccount.
-func (c *Cluster) ServiceAccountConfig(ctx context.Context, namespace, name string) (*rest.Config, error) {
-	token, err := c.ServiceAccountToken(ctx, namespace, name)
-	if err != nil {
-		return nil, err
-	}
-	cfg := rest.AnonymousClientConfig(c.Config)
-	cfg.BearerToken = token
-	return cfg, nil
 }
 
 func kubeconfigBytes(cfg *rest.Config) ([]byte, error) {

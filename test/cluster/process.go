@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -19,8 +18,7 @@ type process struct {
 	cmd     *exec.Cmd
 
 	done chan struct{} // closed when the process has exited
-	mu   sync.Mutex
-	err  error // its exit status, once done
+	err  error         // its exit status: written before done is closed, read after
 }
 
 // startProcess starts binary with args in workDir (the cluster directory
@@ -52,11 +50,8 @@ func startProcess(dir, name, workDir string, env []string, binary string, args .
 	}
 	p := &process{name: name, logPath: logPath, cmd: cmd, done: make(chan struct{})}
 	go func() {
-		err := cmd.Wait()
+		p.err = cmd.Wait()
 		logFile.Close()
-		p.mu.Lock()
-		p.err = err
-		p.mu.Unlock()
 		close(p.done)
 	}()
 	return p, nil
@@ -66,8 +61,6 @@ func startProcess(dir, name, workDir string, env []string, binary string, args .
 func (p *process) exited() (bool, error) {
 	select {
 	case <-p.done:
-		p.mu.Lock()
-		defer p.mu.Unlock()
 		return true, p.err
 	default:
 		return false, nil

@@ -63,16 +63,19 @@ func (c *RequestCounter) wrapSource(source string, rt http.RoundTripper) http.Ro
 		if req.URL.Query().Get("watch") == "true" {
 			method = "WATCH"
 		}
-		key := source + method + " " + resourceOf(req.URL.Path)
-		c.mu.Lock()
-		if c.counts == nil {
-			c.counts = make(map[string]int)
-		}
-		c.counts[key]++
-		c.requests = append(c.requests, method+" "+req.URL.Path)
-		c.mu.Unlock()
+		c.record(source+method+" "+resourceOf(req.URL.Path), method+" "+req.URL.Path)
 		return rt.RoundTrip(req)
 	})
+}
+
+func (c *RequestCounter) record(key, request string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil {
+		c.counts = make(map[string]int)
+	}
+	c.counts[key]++
+	c.requests = append(c.requests, request)
 }
 
 // countingProxy serves plain HTTP on 127.0.0.1 and forwards every request

@@ -55,9 +55,7 @@ func pendingReaderToken(ctx context.Context, t *testing.T) string {
 
 // pendingFrom reads a ClusterQueue's pending workloads from one manager's
 // own visibility server.
-func pendingFrom(ctx context.Context, m interface {
-	GetVisibility(context.Context, string, string) (int, string, error)
-}, token, clusterQueue string) (*visibilityapi.PendingWorkloadsSummary, error) {
+func pendingFrom(ctx context.Context, m *cluster.Manager, token, clusterQueue string) (*visibilityapi.PendingWorkloadsSummary, error) {
 	status, body, err := m.GetVisibility(ctx, token, "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/"+clusterQueue+"/pendingworkloads")
 	if err != nil {
 		return nil, err
