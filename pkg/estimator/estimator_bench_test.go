@@ -367,5 +367,5 @@ func BenchmarkRefreshAfterOneAdmission(b *testing.B) {
 }
 
 // refreshLoopStep is what one step of the refresh loop does when something
-// changed.
-func refreshLoopStep(ctx context.Context, e *estimator.Estimator) { e.Refresh(ctx) }
+// changed: recompute the ClusterQueues whose inputs changed.
+func refreshLoopStep(ctx context.Context, e *estimator.Estimator) { e.RefreshChanged(ctx) }
