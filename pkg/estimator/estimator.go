@@ -712,15 +712,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		Running:                 make([]forecast.Running, 0, len(cqs.Workloads)),
 		Pending:                 make([]forecast.Pending, 0, len(pending)),
 	}
-	classes := make(map[string]*capacity.Class)
-	addClass := func(w capacity.Workload) {
-		k := fmt.Sprint(w.PodSets)
-		if c, ok := classes[k]; ok {
-			c.Rate++
-			return
-		}
-		classes[k] = &capacity.Class{Workload: w, Rate: 1}
-	}
+	classes := newDemandClasses()
 	var maxExecSum float64
 	var maxExecCount int
 	shapes := make(arrivalShapes)
@@ -739,21 +731,24 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			maxExecCount++
 		}
 		queue.Running = append(queue.Running, r)
-		addClass(workloadDemand(info))
+		classes.of(info).class.Rate++
 	}
 	classifications := make([]capacity.Classification, len(pending))
+	keys := make([]workload.Reference, len(pending))
 	for i, info := range pending {
-		demand := workloadDemand(info)
-		classifications[i] = capacity.Classify(capModel, demand)
+		keys[i] = workload.Key(info.Obj)
+		class := classes.of(info)
+		var options []capacity.Quantities
+		classifications[i], options = class.classify(capModel)
 		quotable := classifications[i].Admissibility != capacity.Unfeasible
 		if !quotable {
 			model.UnfeasibleWorkloads++
 		} else {
-			addClass(demand)
+			class.class.Rate++
 		}
 		p := forecast.Pending{
-			ID:                  string(workload.Key(info.Obj)),
-			Options:             demandOptions(capModel, demand),
+			ID:                  string(keys[i]),
+			Options:             options,
 			Quotable:            quotable,
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj),
 			Priority:            priorityOf(info.Obj),
@@ -767,7 +762,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	queue.Arrivals = higherPriorityArrivals(view.priorityRates, queue.Pending, shapes)
 
-	e.fillQueueModel(&model, capModel, classes, view)
+	e.fillQueueModel(&model, capModel, classes.mix(), view)
 	out.q.model, out.q.hasModel = model, true
 
 	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
@@ -784,8 +779,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	ledgerStamp := newLedgerStamp(&model, method, view.calibration)
 	horizon := e.opts.horizon.Seconds()
-	for i, info := range pending {
-		key := workload.Key(info.Obj)
+	for i, key := range keys {
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
 		if classifications[i].Admissibility == capacity.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason
