@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	testingclock "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -116,7 +118,14 @@ func newBenchCluster(b *testing.B, clusterQueues, cohorts, pendingPerQueue int) 
 // forecast, as observed completions would.
 func (c *benchCluster) estimator(b *testing.B) *estimator.Estimator {
 	b.Helper()
-	e, err := estimator.New(c.cache, c.queues,
+	return c.estimatorReading(b, c.cache, c.queues)
+}
+
+// estimatorReading is estimator reading the cluster's cache and queue
+// manager through snapshots and queues.
+func (c *benchCluster) estimatorReading(b *testing.B, snapshots estimator.SnapshotSource, queues estimator.QueueSource) *estimator.Estimator {
+	b.Helper()
+	e, err := estimator.New(snapshots, queues,
 		estimator.WithClock(c.clock),
 		estimator.WithRand(rand.New(rand.NewPCG(1, 2))),
 		estimator.WithPriorMeanService(10*time.Minute))
@@ -325,11 +334,14 @@ func BenchmarkRefreshMillionPendingThousandClusterQueues(b *testing.B) {
 // the estimator hears of it from the scheduler and the informer) in the
 // refresh loop. Between iterations, untimed, the admission is undone (the
 // workload deleted and created pending again) and refreshed away.
+// max-cache-snapshot-ns is the longest Cache.Snapshot of those refreshes.
 func BenchmarkRefreshAfterOneAdmission(b *testing.B) {
 	const clusterQueues, pendingPerQueue = 1000, 10
 	c := newBenchCluster(b, clusterQueues, 100, pendingPerQueue)
-	e := c.estimator(b)
+	snapshots := &timedSnapshots{SnapshotSource: c.cache}
+	e := c.estimatorReading(b, snapshots, c.queues)
 	e.Refresh(c.ctx)
+	snapshots.longest = 0
 	log := logr.Discard()
 	handler := e.WorkloadEventHandler()
 	i := 0
@@ -364,8 +376,119 @@ func BenchmarkRefreshAfterOneAdmission(b *testing.B) {
 		b.StartTimer()
 		i++
 	}
+	// The longest snapshot of the 1 000 ClusterQueues, held under the
+	// scheduler cache's read lock (see timedSnapshots).
+	b.ReportMetric(float64(snapshots.longest.Nanoseconds()), "max-cache-snapshot-ns")
 }
 
 // refreshLoopStep is what one step of the refresh loop does when something
 // changed: recompute the ClusterQueues whose inputs changed.
 func refreshLoopStep(ctx context.Context, e *estimator.Estimator) { e.RefreshChanged(ctx) }
+
+// timedSnapshots times every snapshot: Cache.Snapshot holds the cache's
+// read lock from its first statement to its return, so its duration is how
+// long the scheduler's writers (admissions, informer updates) may wait.
+type timedSnapshots struct {
+	estimator.SnapshotSource
+	longest time.Duration
+}
+
+func (t *timedSnapshots) Snapshot(ctx context.Context, options ...schdcache.SnapshotOption) (*schdcache.Snapshot, error) {
+	start := time.Now()
+	defer func() { t.longest = max(t.longest, time.Since(start)) }()
+	return t.SnapshotSource.Snapshot(ctx, options...)
+}
+
+// latencyProbe calls call every interval until stopped and keeps the
+// longest call: the longest the caller waited for a lock the refresh held,
+// plus the call's own work.
+type latencyProbe struct {
+	stop    chan struct{}
+	done    chan struct{}
+	longest time.Duration
+}
+
+func startProbe(interval time.Duration, call func()) *latencyProbe {
+	p := &latencyProbe{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(interval):
+			}
+			start := time.Now()
+			call()
+			p.longest = max(p.longest, time.Since(start))
+		}
+	}()
+	return p
+}
+
+// finish stops the probe and returns the longest call.
+func (p *latencyProbe) finish() time.Duration {
+	close(p.stop)
+	<-p.done
+	return p.longest
+}
+
+// BenchmarkRefreshLockHold100000Pending measures, over whole refreshes of
+// one ClusterQueue with 100 000 pending workloads, the longest the refresh
+// keeps the scheduler from a lock it takes:
+//   - max-cache-snapshot-ns: the longest Cache.Snapshot, all of it under
+//     the scheduler cache's read lock (explicit timing);
+//   - max-queue-pending-list-ns: the longest call of the queue manager's
+//     UpdateClusterQueue with an unchanged ClusterQueue (the manager's and
+//     the ClusterQueue's write locks, which the scheduler's Heads and the
+//     controllers take too, and little work), probed every 100µs while
+//     PendingWorkloadsInfo copies the pending list under the ClusterQueue's
+//     read lock (its sort runs after, unlocked);
+//   - max-estimator-mu-ns: the longest ObserveCycle (the estimator's lock,
+//     as the scheduler takes it every cycle), probed every 100µs.
+//
+// The same probes run for a second with no refresh first: idle-max-queue-
+// pending-list-ns and idle-max-estimator-mu-ns are what the machine alone
+// (its load, the garbage collector) puts in those figures. The probes need
+// a second thread: the benchmark runs with GOMAXPROCS ≥ 2 whatever -cpu
+// says. A probe's figure includes its own work and any wait for a CPU: it
+// bounds the hold from above.
+func BenchmarkRefreshLockHold100000Pending(b *testing.B) {
+	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	c := newBenchCluster(b, 1, 1, 100000)
+	snapshots := &timedSnapshots{SnapshotSource: c.cache}
+	e := c.estimatorReading(b, snapshots, c.queues)
+	e.Refresh(c.ctx)
+	snapshots.longest = 0
+	active := c.cqs[0].DeepCopy()
+	apimeta.SetStatusCondition(&active.Status.Conditions, metav1.Condition{Type: kueue.ClusterQueueActive, Status: metav1.ConditionTrue, Reason: "Ready"})
+	if err := c.queues.UpdateClusterQueue(c.ctx, active, false); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	probes := func() (queue, mu *latencyProbe) {
+		queue = startProbe(100*time.Microsecond, func() {
+			if err := c.queues.UpdateClusterQueue(c.ctx, active, false); err != nil {
+				b.Error(err)
+			}
+		})
+		mu = startProbe(100*time.Microsecond, func() {
+			now = now.Add(time.Millisecond)
+			e.ObserveCycle(now.Add(-100*time.Microsecond), now)
+		})
+		return queue, mu
+	}
+	queueProbe, muProbe := probes()
+	time.Sleep(time.Second)
+	idleQueue, idleMu := queueProbe.finish(), muProbe.finish()
+	queueProbe, muProbe = probes()
+	for b.Loop() {
+		e.Refresh(c.ctx)
+	}
+	b.ReportMetric(float64(snapshots.longest.Nanoseconds()), "max-cache-snapshot-ns")
+	b.ReportMetric(float64(queueProbe.finish().Nanoseconds()), "max-queue-pending-list-ns")
+	b.ReportMetric(float64(muProbe.finish().Nanoseconds()), "max-estimator-mu-ns")
+	b.ReportMetric(float64(idleQueue.Nanoseconds()), "idle-max-queue-pending-list-ns")
+	b.ReportMetric(float64(idleMu.Nanoseconds()), "idle-max-estimator-mu-ns")
+}
