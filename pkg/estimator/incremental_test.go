@@ -261,3 +261,63 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 		t.Errorf("the ledger's line of the arrival was replaced by a later estimate")
 	}
 }
+
+func TestIncrementalRefreshFollowsClusterQueuesComingAndGoing(t *testing.T) {
+	objs := cohortObjects()
+	env := newTestEnv(t, objs)
+	e := env.estimator(t, WithPriorMeanService(time.Minute))
+	e.markWarmed()
+	cqHandler := e.ClusterQueueEventHandler()
+	e.Refresh(env.ctx)
+	before := e.Results()
+
+	// d goes, e comes with a pending workload.
+	gone := objs.cqs[3]
+	env.cache.DeleteClusterQueue(gone)
+	env.queues.DeleteClusterQueue(logr.Discard(), gone)
+	cqHandler.OnDelete(gone)
+	added := cpuQueue("e", "2")
+	if err := env.cache.AddClusterQueue(env.ctx, added); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.queues.AddClusterQueue(env.ctx, added); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.queues.AddLocalQueue(env.ctx, utiltestingapi.MakeLocalQueue("e", "ns").ClusterQueue("e").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	cqHandler.OnAdd(added, false)
+	arrived := queuedWorkload("wait-e", "e", t0)
+	if err := env.queues.AddOrUpdateWorkload(logr.Discard(), arrived); err != nil {
+		t.Fatal(err)
+	}
+	e.WorkloadEventHandler().OnAdd(arrived, false)
+	env.clock.Step(time.Second)
+	e.refresh(env.ctx, false)
+	after := e.Results()
+
+	if diff := cmp.Diff(map[kueue.ClusterQueueReference]bool{"a": true, "b": true, "c": true, "e": false}, samePart(before, after)); diff != "" {
+		t.Errorf("the same parts (-want +got):\n%s", diff)
+	}
+	if _, ok := after.Queue("d"); ok {
+		t.Errorf("the deleted ClusterQueue d still has a model")
+	}
+	if est, ok := after.Workload("ns/wait-d"); ok {
+		t.Errorf("a workload of the deleted ClusterQueue d still has an estimate: %+v", est)
+	}
+	want := map[workload.Reference]kueue.ClusterQueueReference{"ns/wait-a": "a", "ns/wait-b": "b", "ns/wait-c": "c", "ns/wait-e": "e"}
+	got := make(map[workload.Reference]kueue.ClusterQueueReference)
+	for key := range after.index {
+		est, ok := after.Workload(key)
+		if !ok {
+			t.Fatalf("indexed workload %s has no estimate", key)
+		}
+		got[key] = est.ClusterQueue
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("estimates by ClusterQueue (-want +got):\n%s", diff)
+	}
+	if got := after.pendingCount(); got != len(want) {
+		t.Errorf("pending count %d, want %d", got, len(want))
+	}
+}
