@@ -24,3 +24,9 @@ perf-score: $(WORKSPACE) envtest ## Kueue's perf harness (1/5 baseline) with the
 .PHONY: test-perf-score
 test-perf-score: $(WORKSPACE) envtest ## Kueue's perf harness at 1/20 with scraping: score must find the estimator's series (~1 min).
 	PERF_OUT=$(ROOT)/_output/test-perf-score hack/perf-score.sh --scale 20 --scrape-interval 5s --min-scored 50 $(KUEUE_DIR)
+
+# Only the estimator's own benchmarks (pkg/estimator, pkg/forecast), one line
+# per row of issue 14's target table (name=value unit).
+.PHONY: bench-estimator
+bench-estimator: ## The estimator's refresh, forecast and memory benchmarks alone, one name=value line per target (≤ 5 min; ESTIMATOR_BENCH_1M=1 adds the 1M-pending row).
+	hack/bench-estimator.sh

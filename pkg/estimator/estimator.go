@@ -3,9 +3,11 @@ package estimator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +69,10 @@ type Estimator struct {
 	// workloads.
 	pending    map[workload.Reference]trackedWorkload
 	admittedAt map[workload.Reference]eventTime
+	// changed holds the ClusterQueues an event changed since the last
+	// refresh took them (see recomputeSet); changedAll says every one did.
+	changed    map[kueue.ClusterQueueReference]struct{}
+	changedAll bool
 
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
@@ -123,6 +129,8 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		cycleBusy:  cycleBusy,
 		pending:    make(map[workload.Reference]trackedWorkload),
 		admittedAt: make(map[workload.Reference]eventTime),
+		changed:    make(map[kueue.ClusterQueueReference]struct{}),
+		changedAll: true,
 	}
 	e.dirty.Store(true)
 	return e, nil
@@ -169,6 +177,30 @@ func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats {
 		e.perQueue[cq] = s
 	}
 	return s
+}
+
+// markChanged records that an event changed the inputs of ClusterQueue cq
+// (and so, through borrowing, of its cohort tree). The caller holds e.mu
+// and sets e.dirty.
+func (e *Estimator) markChanged(cq kueue.ClusterQueueReference) {
+	e.changed[cq] = struct{}{}
+}
+
+// markAllChanged records that every ClusterQueue is to be recomputed.
+func (e *Estimator) markAllChanged() {
+	defer e.dirty.Store(true)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.changedAll = true
+}
+
+// takeChanged returns and resets what changed since the last call.
+func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	changed, all := e.changed, e.changedAll
+	e.changed, e.changedAll = make(map[kueue.ClusterQueueReference]struct{}), false
+	return changed, all
 }
 
 // Classify partitions a workload the scheduler could not admit (paper
@@ -313,6 +345,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, a
 	}
 	delete(e.pending, key)
 	e.admittedAt[key] = eventTimeOf(now)
+	e.markChanged(cq)
 	s := e.statsFor(cq)
 	s.waits.Observe(max(now.Sub(since), 0).Seconds())
 	s.admissions.ObserveAt(now)
@@ -334,10 +367,11 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, a
 }
 
 // Start runs the refresh loop until ctx is done: every refresh period, if
-// anything was observed since the last refresh, the results are older than
+// anything was observed since the last refresh, some results are as old as
 // the maximum staleness, or an admission their P50s predicted is overdue
-// (see needsRefresh), it recomputes and publishes every ClusterQueue's
-// model and forecasts. It first warm-starts from the reader
+// (see needsRefresh), it recomputes the model and forecasts of every
+// ClusterQueue this concerns, with its cohort tree (see recomputeSet), and
+// publishes them with the others' results unchanged. It first warm-starts from the reader
 // given by [WithWarmStart], if any; without one the event handlers count
 // from now. It implements controller-runtime's manager.Runnable.
 func (e *Estimator) Start(ctx context.Context) error {
@@ -354,7 +388,7 @@ func (e *Estimator) Start(ctx context.Context) error {
 		delay := e.opts.refreshPeriod
 		now := e.opts.clock.Now()
 		if needsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
-			e.Refresh(ctx)
+			e.refresh(ctx, false)
 			delay = refreshDelay(e.opts.refreshPeriod, e.opts.clock.Since(now))
 		}
 		after := e.opts.clock.Now()
@@ -381,15 +415,15 @@ func nextRefresh(now time.Time, delay, period time.Duration) time.Time {
 }
 
 // needsRefresh says whether the published results r are to be recomputed
-// at now: something was observed since (dirty); they are older than
-// maxStaleness; or the earliest admission one of their P50s predicts has
-// passed, so that "still pending" is news that changes the forecasts (the
+// at now (in part: see recomputeSet): something was observed since
+// (dirty); the oldest of them is maxStaleness old; or the earliest
+// admission one of their P50s predicts has passed, so that "still pending" is news that changes the forecasts (the
 // remaining service of what runs, the phase of the cycle). Without the
 // last rule two replicas that refresh at different moments publish, for
 // up to maxStaleness, forecasts of admissions that already failed to
 // happen on one and not the other.
 func needsRefresh(dirty bool, now time.Time, r *Results, maxStaleness time.Duration) bool {
-	if dirty || now.Sub(r.At()) >= maxStaleness {
+	if dirty || r == nil || now.Sub(r.oldest) >= maxStaleness {
 		return true
 	}
 	return r != nil && !r.firstDue.IsZero() && !now.Before(r.firstDue)
@@ -437,46 +471,216 @@ func refreshDelay(period, lastRefresh time.Duration) time.Duration {
 // every replica: the visibility API is served by all of them.
 func (e *Estimator) NeedLeaderElection() bool { return false }
 
-// Refresh recomputes and publishes the results now. Start calls it; tests
-// and benchmarks may call it directly.
-func (e *Estimator) Refresh(ctx context.Context) {
+// Refresh recomputes every ClusterQueue's model and forecasts and publishes
+// them now. Tests and benchmarks may call it directly; the refresh loop
+// (Start) recomputes only the ClusterQueues whose inputs changed.
+func (e *Estimator) Refresh(ctx context.Context) { e.refresh(ctx, true) }
+
+// refresh publishes new results. Unless all is set it recomputes only the
+// ClusterQueues whose inputs changed (see recomputeSet) and reuses the
+// published parts of the others, the same values; every part carries the
+// time it was computed at.
+func (e *Estimator) refresh(ctx context.Context, all bool) {
 	defer e.recoverPanic("Refresh")
 	e.dirty.Store(false)
 	start := e.opts.clock.Now()
+	changed, changedAll := e.takeChanged()
+	done := false
+	defer func() {
+		if !done {
+			// The snapshot failed or a panic cut the refresh short: what
+			// changed is still to be recomputed.
+			e.markAllChanged()
+		}
+	}()
 	snap, err := e.snapshots.Snapshot(ctx)
 	if err != nil {
 		e.opts.log.V(4).Info("Wait time estimator could not take a snapshot", "err", err)
-		e.dirty.Store(true)
 		return
 	}
 	prev := e.Results()
-	// Sized for as many as last time: the pending set changes little
-	// between refreshes.
-	next := newResults(start, prev.pendingCount())
+	cqs := snap.ClusterQueues()
+	recompute := recomputeSet(start, cqs, prev, changed, all || changedAll, e.opts.maxStaleness)
+	next, outputs := nextResults(start, prev, cqs, recompute)
 	ledger := &ledgerWriter{e: e}
-	for _, cqs := range snap.ClusterQueues() {
-		e.refreshQueue(start, cqs, next, ledger)
+	for name, out := range outputs {
+		e.refreshQueue(start, cqs[name], out, ledger)
 	}
 	ledger.flush()
+	next.seal()
 	e.results.Store(next)
+	done = true
 	if r := e.opts.reporter; r != nil {
-		for _, m := range next.queues {
-			r.ReportQueueModel(m)
+		for _, out := range outputs {
+			r.ReportQueueModel(out.q.model)
 		}
 		for name := range prev.Queues() {
-			if _, ok := next.queues[name]; !ok {
+			if _, ok := next.slots[name]; !ok {
 				r.ClearQueueModel(name)
 			}
 		}
-		r.ReportRefresh(RefreshReport{PublishedAt: start, Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness})
+		r.ReportRefresh(RefreshReport{PublishedAt: next.oldest, Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness})
 	}
-	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.queues),
+	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.slots), "recomputed", len(outputs),
 		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start))
+}
+
+// recomputeSet says which ClusterQueues of a snapshot a refresh at now
+// recomputes: all of them when all is set; otherwise those without
+// published results, those an event changed (changed), those whose
+// AllocatableResourceGeneration (quota, cohort tree, a workload's removal)
+// or cohort tree changed since, those whose results are maxStaleness old
+// and those with an overdue P50 (the rules of needsRefresh, per
+// ClusterQueue) — and, since what a ClusterQueue can borrow depends on the
+// usage of every ClusterQueue of its cohort tree, every ClusterQueue of a
+// tree one of these is or was in, or one that disappeared was in.
+func recomputeSet(now time.Time, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, prev *Results,
+	changed map[kueue.ClusterQueueReference]struct{}, all bool, maxStaleness time.Duration) map[kueue.ClusterQueueReference]bool {
+	out := make(map[kueue.ClusterQueueReference]bool, len(cqs))
+	if all {
+		for name := range cqs {
+			out[name] = true
+		}
+		return out
+	}
+	dirtyRoots := make(map[kueue.CohortReference]bool)
+	for name, cqs := range cqs {
+		q := prev.part(name)
+		_, evented := changed[name]
+		root := rootOf(cqs)
+		if q == nil || evented || q.generation != cqs.AllocatableResourceGeneration || q.root != root ||
+			now.Sub(q.model.At) >= maxStaleness || (!q.firstDue.IsZero() && !now.Before(q.firstDue)) {
+			out[name] = true
+			if root != "" {
+				dirtyRoots[root] = true
+			}
+			if q != nil && q.root != "" {
+				dirtyRoots[q.root] = true
+			}
+		}
+	}
+	if prev != nil {
+		for name, slot := range prev.slots {
+			if _, ok := cqs[name]; !ok && prev.queues[slot].root != "" {
+				dirtyRoots[prev.queues[slot].root] = true
+			}
+		}
+	}
+	if len(dirtyRoots) > 0 {
+		for name, cqs := range cqs {
+			if out[name] {
+				continue
+			}
+			if dirtyRoots[rootOf(cqs)] {
+				out[name] = true
+			} else if q := prev.part(name); q != nil && dirtyRoots[q.root] {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
+
+// rootOf is the root of the cohort tree of a ClusterQueue, "" for none.
+func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
+	if !cqs.HasParent() {
+		return ""
+	}
+	return cqs.Parent().Root().Name
+}
+
+// nextResults starts the results that follow prev: the parts of the
+// ClusterQueues of cqs that are not to be recomputed are prev's, at the
+// same slots, with their index entries; those to be recomputed get empty
+// parts, returned as outputs for refreshQueue to fill. ClusterQueues no
+// longer in cqs are dropped.
+func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot,
+	recompute map[kueue.ClusterQueueReference]bool) (*Results, map[kueue.ClusterQueueReference]*queueOutput) {
+	next := &Results{at: at}
+	kept := prev != nil && len(prev.slots) == len(cqs)
+	if kept {
+		for name := range cqs {
+			if _, ok := prev.slots[name]; !ok {
+				kept = false
+				break
+			}
+		}
+	}
+	if kept {
+		// The same ClusterQueues: the same slots, shared.
+		next.slots = prev.slots
+		next.queues = slices.Clone(prev.queues)
+	} else {
+		next.slots = make(map[kueue.ClusterQueueReference]uint32, len(cqs))
+		if prev != nil {
+			next.queues = make([]*queueResults, len(prev.queues))
+			for name, slot := range prev.slots {
+				if _, ok := cqs[name]; ok {
+					next.slots[name], next.queues[slot] = slot, prev.queues[slot]
+				}
+			}
+		}
+		free := 0
+		for name := range cqs {
+			if _, ok := next.slots[name]; ok {
+				continue
+			}
+			for free < len(next.queues) && next.queues[free] != nil {
+				free++
+			}
+			if free == len(next.queues) {
+				next.queues = append(next.queues, nil)
+			}
+			next.slots[name] = uint32(free)
+			// A placeholder until the part is built below; a slot freed
+			// by a dropped ClusterQueue is taken over here.
+			next.queues[free] = &queueResults{}
+			recompute[name] = true
+		}
+	}
+	// stale marks the slots whose index entries are not next's: those
+	// recomputed, and those of prev that next does not reuse.
+	stale := make([]bool, max(len(next.queues), prev.slotCount()))
+	reused := 0
+	for name, slot := range next.slots {
+		if recompute[name] {
+			stale[slot] = true
+		} else {
+			reused += prev.queues[slot].pendingCount()
+		}
+	}
+	for slot := range prev.slotCount() {
+		if prev.queues[slot] != nil && (slot >= len(next.queues) || next.queues[slot] != prev.queues[slot]) {
+			stale[slot] = true
+		}
+	}
+	if reused == 0 {
+		next.index = make(map[workload.Reference]estimateRef, prev.pendingCount())
+	} else {
+		next.index = maps.Clone(prev.index)
+		maps.DeleteFunc(next.index, func(_ workload.Reference, ref estimateRef) bool { return stale[ref.slot()] })
+	}
+	outputs := make(map[kueue.ClusterQueueReference]*queueOutput, len(recompute))
+	for name, cqs := range cqs {
+		if !recompute[name] {
+			continue
+		}
+		slot := next.slots[name]
+		n := 0
+		if q := prev.part(name); q != nil {
+			n = q.pendingCount()
+		}
+		q := newQueueResults(n)
+		q.root, q.generation = rootOf(cqs), cqs.AllocatableResourceGeneration
+		next.queues[slot] = q
+		outputs[name] = &queueOutput{q: q, slot: slot, index: next.index}
+	}
+	return next, outputs
 }
 
 // refreshQueue computes one ClusterQueue's model and forecasts into out,
 // and gives the ledger the first estimate of each workload.
-func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *Results, ledger *ledgerWriter) {
+func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueOutput, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
 	capModel := clusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
@@ -508,15 +712,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		Running:                 make([]forecast.Running, 0, len(cqs.Workloads)),
 		Pending:                 make([]forecast.Pending, 0, len(pending)),
 	}
-	classes := make(map[string]*capacity.Class)
-	addClass := func(w capacity.Workload) {
-		k := fmt.Sprint(w.PodSets)
-		if c, ok := classes[k]; ok {
-			c.Rate++
-			return
-		}
-		classes[k] = &capacity.Class{Workload: w, Rate: 1}
-	}
+	classes := newDemandClasses()
 	var maxExecSum float64
 	var maxExecCount int
 	shapes := make(arrivalShapes)
@@ -535,21 +731,24 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			maxExecCount++
 		}
 		queue.Running = append(queue.Running, r)
-		addClass(workloadDemand(info))
+		classes.of(info).class.Rate++
 	}
 	classifications := make([]capacity.Classification, len(pending))
+	keys := make([]workload.Reference, len(pending))
 	for i, info := range pending {
-		demand := workloadDemand(info)
-		classifications[i] = capacity.Classify(capModel, demand)
+		keys[i] = workload.Key(info.Obj)
+		class := classes.of(info)
+		var options []capacity.Quantities
+		classifications[i], options = class.classify(capModel)
 		quotable := classifications[i].Admissibility != capacity.Unfeasible
 		if !quotable {
 			model.UnfeasibleWorkloads++
 		} else {
-			addClass(demand)
+			class.class.Rate++
 		}
 		p := forecast.Pending{
-			ID:                  string(workload.Key(info.Obj)),
-			Options:             demandOptions(capModel, demand),
+			ID:                  string(keys[i]),
+			Options:             options,
 			Quotable:            quotable,
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj),
 			Priority:            priorityOf(info.Obj),
@@ -563,8 +762,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	queue.Arrivals = higherPriorityArrivals(view.priorityRates, queue.Pending, shapes)
 
-	e.fillQueueModel(&model, capModel, classes, view)
-	out.queues[cqs.Name] = model
+	e.fillQueueModel(&model, capModel, classes.mix(), view)
+	out.q.model, out.q.hasModel = model, true
 
 	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
 	var estimates []forecast.Estimate
@@ -580,8 +779,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	ledgerStamp := newLedgerStamp(&model, method, view.calibration)
 	horizon := e.opts.horizon.Seconds()
-	for i, info := range pending {
-		key := workload.Key(info.Obj)
+	for i, key := range keys {
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
 		if classifications[i].Admissibility == capacity.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason

@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	testingclock "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,9 +31,10 @@ import (
 )
 
 // benchCluster is Kueue's real scheduler cache and queue manager holding
-// clusterQueues ClusterQueues of one cohort, each with 16 CPUs and 64Gi of
-// nominal quota, eight running workloads of 2 CPUs and 8Gi, and pending
-// workloads of 1 CPU in four memory shapes in its own LocalQueue.
+// clusterQueues ClusterQueues spread round-robin over cohorts cohorts, each
+// with 16 CPUs and 64Gi of nominal quota, eight running workloads of 2 CPUs
+// and 8Gi, and pending workloads of 1 CPU in four memory shapes in its own
+// LocalQueue.
 type benchCluster struct {
 	ctx     context.Context
 	client  client.Client
@@ -37,11 +42,14 @@ type benchCluster struct {
 	queues  *qcache.Manager
 	cqs     []*kueue.ClusterQueue
 	pending []*kueue.Workload
+	// clock is the estimator's: a benchmark steps it to make every
+	// ClusterQueue's results stale.
+	clock *testingclock.FakeClock
 }
 
 const benchNamespace = "bench"
 
-func newBenchCluster(b *testing.B, clusterQueues, pendingPerQueue int) *benchCluster {
+func newBenchCluster(b *testing.B, clusterQueues, cohorts, pendingPerQueue int) *benchCluster {
 	b.Helper()
 	ctx := ctrl.LoggerInto(b.Context(), logr.Discard())
 	log := logr.Discard()
@@ -51,7 +59,7 @@ func newBenchCluster(b *testing.B, clusterQueues, pendingPerQueue int) *benchClu
 	features.SetFeatureGateDuringTest(b, features.LocalQueueMetrics, false)
 	defer features.SetFeatureGateDuringTest(b, features.LocalQueueMetrics, localQueueMetrics)
 
-	c := &benchCluster{ctx: ctx, client: utiltesting.NewFakeClient(utiltesting.MakeNamespace(benchNamespace))}
+	c := &benchCluster{ctx: ctx, client: utiltesting.NewFakeClient(utiltesting.MakeNamespace(benchNamespace)), clock: testingclock.NewFakeClock(time.Now())}
 	c.cache = schdcache.New(c.client)
 	c.queues = qcache.NewManagerForUnitTests(c.client, c.cache, qcache.WithPreemptionExpectations(preemptexpectations.New()))
 	c.cache.AddOrUpdateResourceFlavor(log, utiltestingapi.MakeResourceFlavor("default").Obj())
@@ -59,7 +67,7 @@ func newBenchCluster(b *testing.B, clusterQueues, pendingPerQueue int) *benchClu
 	for i := range clusterQueues {
 		cqName := fmt.Sprintf("cq-%d", i)
 		lqName := fmt.Sprintf("lq-%d", i)
-		cq := utiltestingapi.MakeClusterQueue(cqName).Cohort("team").ResourceGroup(
+		cq := utiltestingapi.MakeClusterQueue(cqName).Cohort(kueue.CohortReference(fmt.Sprintf("team-%d", i%cohorts))).ResourceGroup(
 			*utiltestingapi.MakeFlavorQuotas("default").
 				Resource(corev1.ResourceCPU, "16").
 				Resource(corev1.ResourceMemory, "64Gi").Obj()).Obj()
@@ -110,7 +118,15 @@ func newBenchCluster(b *testing.B, clusterQueues, pendingPerQueue int) *benchClu
 // forecast, as observed completions would.
 func (c *benchCluster) estimator(b *testing.B) *estimator.Estimator {
 	b.Helper()
-	e, err := estimator.New(c.cache, c.queues,
+	return c.estimatorReading(b, c.cache, c.queues)
+}
+
+// estimatorReading is estimator reading the cluster's cache and queue
+// manager through snapshots and queues.
+func (c *benchCluster) estimatorReading(b *testing.B, snapshots estimator.SnapshotSource, queues estimator.QueueSource) *estimator.Estimator {
+	b.Helper()
+	e, err := estimator.New(snapshots, queues,
+		estimator.WithClock(c.clock),
 		estimator.WithRand(rand.New(rand.NewPCG(1, 2))),
 		estimator.WithPriorMeanService(10*time.Minute))
 	if err != nil {
@@ -136,7 +152,7 @@ func (c *benchCluster) estimator(b *testing.B) *estimator.Estimator {
 // also does, measured alone by BenchmarkPendingWorkloadsInfo10000), the
 // conversion, the partition, the queue model and the forecast.
 func BenchmarkRefresh10000PendingOneClusterQueue(b *testing.B) {
-	c := newBenchCluster(b, 1, 10000)
+	c := newBenchCluster(b, 1, 1, 10000)
 	e := c.estimator(b)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -150,7 +166,7 @@ func BenchmarkRefresh10000PendingOneClusterQueue(b *testing.B) {
 // BenchmarkPendingWorkloadsInfo10000 is Kueue's own part of the refresh
 // above: the ordered list of 10 000 pending workloads.
 func BenchmarkPendingWorkloadsInfo10000(b *testing.B) {
-	c := newBenchCluster(b, 1, 10000)
+	c := newBenchCluster(b, 1, 1, 10000)
 	b.ReportAllocs()
 	for b.Loop() {
 		if got := len(c.queues.PendingWorkloadsInfo("cq-0")); got != 10000 {
@@ -163,7 +179,7 @@ func BenchmarkPendingWorkloadsInfo10000(b *testing.B) {
 // scheduler leaves unadmitted: the partition of the workload against its
 // ClusterQueue's snapshot (one of ten in a cohort) and the message.
 func BenchmarkInadmissibleMessage(b *testing.B) {
-	c := newBenchCluster(b, 10, 1)
+	c := newBenchCluster(b, 10, 1, 1)
 	e := c.estimator(b)
 	snap, err := c.cache.Snapshot(c.ctx)
 	if err != nil {
@@ -181,7 +197,7 @@ func BenchmarkInadmissibleMessage(b *testing.B) {
 
 // BenchmarkObserveCycle is the estimator's cost per scheduling cycle.
 func BenchmarkObserveCycle(b *testing.B) {
-	c := newBenchCluster(b, 1, 0)
+	c := newBenchCluster(b, 1, 1, 0)
 	e := c.estimator(b)
 	now := time.Now()
 	b.ReportAllocs()
@@ -195,7 +211,7 @@ func BenchmarkObserveCycle(b *testing.B) {
 // results of 10 000 pending workloads published (the admitted one's
 // prediction is looked up and checked).
 func BenchmarkObserveAdmission(b *testing.B) {
-	c := newBenchCluster(b, 1, 10000)
+	c := newBenchCluster(b, 1, 1, 10000)
 	e := c.estimator(b)
 	e.Refresh(c.ctx)
 	admitted := c.pending[0].DeepCopy()
@@ -246,8 +262,8 @@ func retainedByEstimator(b *testing.B, c *benchCluster) (afterEvents, afterRefre
 // and refresh an estimator of 10 000 pending workloads.
 func BenchmarkRetainedMemoryPerPendingWorkload(b *testing.B) {
 	const pending = 10000
-	empty := newBenchCluster(b, 1, 0)
-	full := newBenchCluster(b, 1, pending)
+	empty := newBenchCluster(b, 1, 1, 0)
+	full := newBenchCluster(b, 1, 1, pending)
 	var events, total float64
 	n := 0
 	for b.Loop() {
@@ -260,4 +276,219 @@ func BenchmarkRetainedMemoryPerPendingWorkload(b *testing.B) {
 	b.ReportMetric(total/float64(n), "B/pending")
 	b.ReportMetric(events/float64(n), "events-B/pending")
 	b.ReportMetric((total-events)/float64(n), "results-B/pending")
+}
+
+// benchmarkRefresh is one whole refresh (every ClusterQueue recomputed) of
+// clusterQueues ClusterQueues over cohorts cohorts with pendingPerQueue
+// pending workloads each, after a first refresh has written the ledger.
+func benchmarkRefresh(b *testing.B, clusterQueues, cohorts, pendingPerQueue int) {
+	c := newBenchCluster(b, clusterQueues, cohorts, pendingPerQueue)
+	e := c.estimator(b)
+	e.Refresh(c.ctx)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Refresh(c.ctx)
+	}
+	if _, ok := e.Results().Workload(workload.Key(c.pending[len(c.pending)-1])); !ok {
+		b.Fatal("the last pending workload has no estimate")
+	}
+}
+
+// BenchmarkRefresh100000PendingOneClusterQueue is a whole refresh of one
+// ClusterQueue with 100 000 pending workloads.
+func BenchmarkRefresh100000PendingOneClusterQueue(b *testing.B) { benchmarkRefresh(b, 1, 1, 100000) }
+
+// BenchmarkRefresh10000PendingThousandClusterQueues is a whole refresh of
+// 1 000 ClusterQueues in 100 cohorts with 10 pending workloads each.
+func BenchmarkRefresh10000PendingThousandClusterQueues(b *testing.B) {
+	benchmarkRefresh(b, 1000, 100, 10)
+}
+
+// BenchmarkRefreshMillionPendingThousandClusterQueues is a whole refresh of
+// 1 000 ClusterQueues in 100 cohorts with 1 000 pending workloads each, and
+// the heap the estimator adds over that cluster (added-MB: the live heap
+// after a GC, with the estimator set up and refreshed twice, less the
+// cluster's alone). Building the cluster takes minutes and gigabytes: it
+// runs only with ESTIMATOR_BENCH_1M=1.
+func BenchmarkRefreshMillionPendingThousandClusterQueues(b *testing.B) {
+	if os.Getenv("ESTIMATOR_BENCH_1M") != "1" {
+		b.Skip("set ESTIMATOR_BENCH_1M=1 to build a cluster of 1 000 000 pending workloads")
+	}
+	c := newBenchCluster(b, 1000, 100, 1000)
+	before := heapAfterGC()
+	e := c.estimator(b)
+	e.Refresh(c.ctx)
+	e.Refresh(c.ctx)
+	added := int64(heapAfterGC()) - int64(before)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Refresh(c.ctx)
+	}
+	b.ReportMetric(float64(added)/1e6, "added-MB")
+	runtime.KeepAlive(e)
+}
+
+// BenchmarkRefreshAfterOneAdmission is the refresh that follows one
+// admission (the head of one of 1 000 ClusterQueues in 100 cohorts, with 10
+// pending workloads each, gets its quota reservation in Kueue's cache and
+// the estimator hears of it from the scheduler and the informer) in the
+// refresh loop. Between iterations, untimed, the admission is undone (the
+// workload deleted and created pending again) and refreshed away.
+// max-cache-snapshot-ns is the longest Cache.Snapshot of those refreshes.
+func BenchmarkRefreshAfterOneAdmission(b *testing.B) {
+	const clusterQueues, pendingPerQueue = 1000, 10
+	c := newBenchCluster(b, clusterQueues, 100, pendingPerQueue)
+	snapshots := &timedSnapshots{SnapshotSource: c.cache}
+	e := c.estimatorReading(b, snapshots, c.queues)
+	e.Refresh(c.ctx)
+	snapshots.longest = 0
+	log := logr.Discard()
+	handler := e.WorkloadEventHandler()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		cq := c.cqs[i%clusterQueues]
+		pending := c.pending[(i%clusterQueues)*pendingPerQueue]
+		admitted := (&utiltestingapi.WorkloadWrapper{Workload: *pending.DeepCopy()}).ReserveQuotaAt(
+			utiltestingapi.MakeAdmission(kueue.ClusterQueueReference(cq.Name)).PodSets(
+				utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+					Assignment(corev1.ResourceCPU, "default", "1").
+					Assignment(corev1.ResourceMemory, "default", "1Gi").Obj()).Obj(), c.clock.Now()).Obj()
+		c.queues.DeleteWorkload(log, workload.Key(pending))
+		if !c.cache.AddOrUpdateWorkload(log, admitted) {
+			b.Fatal("admitting a workload in the cache")
+		}
+		e.ObserveAdmission(admitted, c.clock.Now())
+		handler.OnUpdate(pending, admitted)
+		b.StartTimer()
+		refreshLoopStep(c.ctx, e)
+		b.StopTimer()
+		if err := c.cache.DeleteWorkload(log, workload.Key(admitted)); err != nil {
+			b.Fatal(err)
+		}
+		handler.OnDelete(admitted)
+		if err := c.queues.AddOrUpdateWorkload(log, pending); err != nil {
+			b.Fatal(err)
+		}
+		handler.OnAdd(pending, false)
+		refreshLoopStep(c.ctx, e)
+		b.StartTimer()
+		i++
+	}
+	// The longest snapshot of the 1 000 ClusterQueues, held under the
+	// scheduler cache's read lock (see timedSnapshots).
+	b.ReportMetric(float64(snapshots.longest.Nanoseconds()), "max-cache-snapshot-ns")
+}
+
+// refreshLoopStep is what one step of the refresh loop does when something
+// changed: recompute the ClusterQueues whose inputs changed.
+func refreshLoopStep(ctx context.Context, e *estimator.Estimator) { e.RefreshChanged(ctx) }
+
+// timedSnapshots times every snapshot: Cache.Snapshot holds the cache's
+// read lock from its first statement to its return, so its duration is how
+// long the scheduler's writers (admissions, informer updates) may wait.
+type timedSnapshots struct {
+	estimator.SnapshotSource
+	longest time.Duration
+}
+
+func (t *timedSnapshots) Snapshot(ctx context.Context, options ...schdcache.SnapshotOption) (*schdcache.Snapshot, error) {
+	start := time.Now()
+	defer func() { t.longest = max(t.longest, time.Since(start)) }()
+	return t.SnapshotSource.Snapshot(ctx, options...)
+}
+
+// latencyProbe calls call every interval until stopped and keeps the
+// longest call: the longest the caller waited for a lock the refresh held,
+// plus the call's own work.
+type latencyProbe struct {
+	stop    chan struct{}
+	done    chan struct{}
+	longest time.Duration
+}
+
+func startProbe(interval time.Duration, call func()) *latencyProbe {
+	p := &latencyProbe{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(interval):
+			}
+			start := time.Now()
+			call()
+			p.longest = max(p.longest, time.Since(start))
+		}
+	}()
+	return p
+}
+
+// finish stops the probe and returns the longest call.
+func (p *latencyProbe) finish() time.Duration {
+	close(p.stop)
+	<-p.done
+	return p.longest
+}
+
+// BenchmarkRefreshLockHold100000Pending measures, over whole refreshes of
+// one ClusterQueue with 100 000 pending workloads, the longest the refresh
+// keeps the scheduler from a lock it takes:
+//   - max-cache-snapshot-ns: the longest Cache.Snapshot, all of it under
+//     the scheduler cache's read lock (explicit timing);
+//   - max-queue-pending-list-ns: the longest call of the queue manager's
+//     UpdateClusterQueue with an unchanged ClusterQueue (the manager's and
+//     the ClusterQueue's write locks, which the scheduler's Heads and the
+//     controllers take too, and little work), probed every 100µs while
+//     PendingWorkloadsInfo copies the pending list under the ClusterQueue's
+//     read lock (its sort runs after, unlocked);
+//   - max-estimator-mu-ns: the longest ObserveCycle (the estimator's lock,
+//     as the scheduler takes it every cycle), probed every 100µs.
+//
+// The same probes run for a second with no refresh first: idle-max-queue-
+// pending-list-ns and idle-max-estimator-mu-ns are what the machine alone
+// (its load, the garbage collector) puts in those figures. The probes need
+// a second thread: the benchmark runs with GOMAXPROCS ≥ 2 whatever -cpu
+// says. A probe's figure includes its own work and any wait for a CPU: it
+// bounds the hold from above.
+func BenchmarkRefreshLockHold100000Pending(b *testing.B) {
+	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	c := newBenchCluster(b, 1, 1, 100000)
+	snapshots := &timedSnapshots{SnapshotSource: c.cache}
+	e := c.estimatorReading(b, snapshots, c.queues)
+	e.Refresh(c.ctx)
+	snapshots.longest = 0
+	active := c.cqs[0].DeepCopy()
+	apimeta.SetStatusCondition(&active.Status.Conditions, metav1.Condition{Type: kueue.ClusterQueueActive, Status: metav1.ConditionTrue, Reason: "Ready"})
+	if err := c.queues.UpdateClusterQueue(c.ctx, active, false); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	probes := func() (queue, mu *latencyProbe) {
+		queue = startProbe(100*time.Microsecond, func() {
+			if err := c.queues.UpdateClusterQueue(c.ctx, active, false); err != nil {
+				b.Error(err)
+			}
+		})
+		mu = startProbe(100*time.Microsecond, func() {
+			now = now.Add(time.Millisecond)
+			e.ObserveCycle(now.Add(-100*time.Microsecond), now)
+		})
+		return queue, mu
+	}
+	queueProbe, muProbe := probes()
+	time.Sleep(time.Second)
+	idleQueue, idleMu := queueProbe.finish(), muProbe.finish()
+	queueProbe, muProbe = probes()
+	for b.Loop() {
+		e.Refresh(c.ctx)
+	}
+	b.ReportMetric(float64(snapshots.longest.Nanoseconds()), "max-cache-snapshot-ns")
+	b.ReportMetric(float64(queueProbe.finish().Nanoseconds()), "max-queue-pending-list-ns")
+	b.ReportMetric(float64(muProbe.finish().Nanoseconds()), "max-estimator-mu-ns")
+	b.ReportMetric(float64(idleQueue.Nanoseconds()), "idle-max-queue-pending-list-ns")
+	b.ReportMetric(float64(idleMu.Nanoseconds()), "idle-max-estimator-mu-ns")
 }

@@ -89,6 +89,7 @@ func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.specs[cq] = spec
+	e.markChanged(cq)
 }
 
 func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
@@ -97,6 +98,7 @@ func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	defer e.mu.Unlock()
 	delete(e.specs, cq)
 	delete(e.perQueue, cq)
+	e.markChanged(cq)
 }
 
 // onWorkloadDelete forgets a workload. One deleted while pending with a
@@ -104,15 +106,28 @@ func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 // counts add up.
 func (e *Estimator) onWorkloadDelete(wl *kueue.Workload) {
 	defer e.recoverPanic("onWorkloadDelete")
-	if cq, dropped := e.forgetWorkload(workload.Key(wl)); dropped && e.opts.reporter != nil {
+	queue, known := e.clusterQueueOf(wl)
+	if cq, dropped := e.forgetWorkload(workload.Key(wl), queue, known); dropped && e.opts.reporter != nil {
 		e.opts.reporter.ReportUnscored(cq, DeletedBeforeAdmission)
 	}
 }
 
-func (e *Estimator) forgetWorkload(key workload.Reference) (kueue.ClusterQueueReference, bool) {
+// forgetWorkload forgets a deleted workload, which was in ClusterQueue
+// queue if known.
+func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQueueReference, known bool) (kueue.ClusterQueueReference, bool) {
+	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, ok := e.pending[key]
+	_, admitted := e.admittedAt[key]
+	switch {
+	case known:
+		e.markChanged(queue)
+	case ok || admitted:
+		// Tracked, but its ClusterQueue is no longer known: it may be in
+		// any of them.
+		e.changedAll = true
+	}
 	delete(e.pending, key)
 	delete(e.admittedAt, key)
 	if !ok || p.stamp == nil {
@@ -136,7 +151,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	key := workload.Key(wl)
 	created := wl.CreationTimestamp.Time
 	prio := priorityOf(wl)
-	e.applyOrDefer(earlyEvent{key: key, kind: arrivalEvent, apply: func() {
+	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: arrivalEvent, apply: func() {
 		e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
 		e.statsFor(cq).observeArrival(now, prio)
 		e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
@@ -150,6 +165,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		admission = oldWl.Status.Admission
 	}
 	if admission == nil {
+		e.onPendingUpdate(oldWl, newWl)
 		return
 	}
 	if oldWl.Status.Admission == nil && newWl.Status.Admission != nil && !isFinished(newWl) {
@@ -160,7 +176,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		// Quota released without finishing (evicted, deactivated): a later
 		// admission is a new one.
 		key := workload.Key(newWl)
-		e.applyOrDefer(earlyEvent{key: key, kind: releaseEvent, apply: func() { delete(e.admittedAt, key) }})
+		e.applyOrDefer(earlyEvent{key: key, cq: admission.ClusterQueue, kind: releaseEvent, apply: func() { delete(e.admittedAt, key) }})
 		// The same update may carry the preemption: go on.
 	}
 	cq := admission.ClusterQueue
@@ -181,7 +197,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	if !finished {
 		kind = preemptionEvent
 	}
-	e.applyOrDefer(earlyEvent{key: key, kind: kind, apply: func() {
+	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: kind, apply: func() {
 		s := e.statsFor(cq)
 		if finished {
 			span, ok := span, hasSpan
@@ -208,6 +224,30 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}})
 }
 
+// onPendingUpdate marks the ClusterQueues of a workload that is pending
+// before and after an update of its spec (its priority, its LocalQueue, its
+// activation): their pending lists change, with no event of the
+// statistics' to say so.
+func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
+	if oldWl.Generation == newWl.Generation {
+		return
+	}
+	before, ok1 := e.clusterQueueOf(oldWl)
+	after, ok2 := e.clusterQueueOf(newWl)
+	if !ok1 && !ok2 {
+		return
+	}
+	defer e.dirty.Store(true)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ok1 {
+		e.markChanged(before)
+	}
+	if ok2 {
+		e.markChanged(after)
+	}
+}
+
 // onAdmitted records an admission the informer saw, as ObserveAdmission
 // records the scheduler's: on a replica that does not schedule it is the
 // only record, on the one that does the first of the two wins. Its time is
@@ -216,7 +256,7 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	now := e.opts.clock.Now()
 	var score Score
 	var outcome admissionOutcome
-	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), kind: admissionEvent, apply: func() {
+	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), cq: wl.Status.Admission.ClusterQueue, kind: admissionEvent, apply: func() {
 		score, outcome = e.recordAdmission(wl, now)
 	}}) {
 		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
@@ -230,7 +270,9 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 // estimator is warm it waits in e.early, so that none is lost between the
 // informer's sync and the warm start's read of the same cache.
 type earlyEvent struct {
-	key   workload.Reference
+	key workload.Reference
+	// cq is the ClusterQueue whose inputs the event changes.
+	cq    kueue.ClusterQueueReference
 	kind  eventKind
 	apply func() // under e.mu
 }
@@ -255,6 +297,7 @@ func (e *Estimator) applyOrDefer(ev earlyEvent) (applied bool) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.markChanged(ev.cq)
 	if e.warmed {
 		ev.apply()
 		return true
@@ -405,6 +448,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	}
 	e.replayEarlyEvents(listed)
 	e.warmed = true
+	e.changedAll = true
 	e.dirty.Store(true)
 	e.opts.log.V(2).Info("Wait time estimator warmed from the cache", "workloads", len(wls.Items), "clusterQueues", len(per))
 	return nil

@@ -14,17 +14,14 @@ import (
 
 // fillQueueModel computes the a-priori model of paper §3.3–3.5: k_eff of
 // the nominal quota over the demand mix (each distinct demand shape among
-// the known workloads weighted by its count, Eq. 4; Eq. 3 for one shape),
+// the known workloads weighted by its count, Eq. 4; Eq. 3 for one shape;
+// see demandClasses.mix),
 // k_eff⁺ with the expected borrowable capacity, and, once arrivals and
 // service times are measured, ρ_eff with preemption feedback, Erlang-C, the
 // paper's Approximation 1 and Whitt's GI/G/k mean wait.
-func (e *Estimator) fillQueueModel(m *QueueModel, cq *capacity.ClusterQueue, classes map[string]*capacity.Class, v statsView) {
-	if len(classes) == 0 {
+func (e *Estimator) fillQueueModel(m *QueueModel, cq *capacity.ClusterQueue, mix []capacity.Class, v statsView) {
+	if len(mix) == 0 {
 		return
-	}
-	mix := make([]capacity.Class, 0, len(classes))
-	for _, k := range slices.Sorted(maps.Keys(classes)) {
-		mix = append(mix, *classes[k])
 	}
 	k, err := capacity.KEffMix(cq, mix, capacity.BasisNominal)
 	if err != nil && !errors.Is(err, capacity.ErrZeroDemand) {

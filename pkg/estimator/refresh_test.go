@@ -9,17 +9,17 @@ import (
 
 func TestNeedsRefresh(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	stamp := &estimateStamp{clusterQueue: "cq", at: t0}
 	withWaits := func(p50s ...time.Duration) *Results {
-		r := newResults(t0, len(p50s))
+		estimates := make(map[workload.Reference]WorkloadEstimate, len(p50s))
 		for i, p50 := range p50s {
-			e := store(WorkloadEstimate{Admissibility: Quotable, Method: MethodForecast, HasWait: true, P50: p50, P90: 2 * p50, ExpectedWait: p50}, stamp)
-			r.add(workload.Reference("ns/w"+string(rune('a'+i))), e, "")
+			estimates[workload.Reference("ns/w"+string(rune('a'+i)))] = WorkloadEstimate{ClusterQueue: "cq", EstimatedAt: t0,
+				Admissibility: Quotable, Method: MethodForecast, HasWait: true, P50: p50, P90: 2 * p50, ExpectedWait: p50}
 		}
-		return r
+		return NewResults(t0, estimates, nil)
 	}
-	unfeasible := newResults(t0, 1)
-	unfeasible.add("ns/huge", store(WorkloadEstimate{Admissibility: Unfeasible}, stamp), "too big")
+	unfeasible := NewResults(t0, map[workload.Reference]WorkloadEstimate{
+		"ns/huge": {ClusterQueue: "cq", EstimatedAt: t0, Admissibility: Unfeasible, Reason: "too big"},
+	}, nil)
 	const staleness = 10 * time.Second
 	cases := map[string]struct {
 		dirty   bool
@@ -33,7 +33,7 @@ func TestNeedsRefresh(t *testing.T) {
 		"nothing observed, the earliest P50 has passed": {now: t0.Add(31 * time.Second), results: withWaits(time.Minute, 30*time.Second), want: true},
 		"nothing observed, older than max staleness":    {now: t0.Add(staleness), results: withWaits(time.Hour), want: true},
 		"an Unfeasible workload predicts no admission":  {now: t0.Add(5 * time.Second), results: unfeasible, want: false},
-		"no pending workload":                           {now: t0.Add(5 * time.Second), results: newResults(t0, 0), want: false},
+		"no pending workload":                           {now: t0.Add(5 * time.Second), results: NewResults(t0, nil, nil), want: false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

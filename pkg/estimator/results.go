@@ -132,16 +132,27 @@ type QueueModel struct {
 
 // Results is one published set of estimates. It is immutable; a nil
 // *Results is valid and empty.
+//
+// Each ClusterQueue's part (its model and the estimates of its pending
+// workloads) is a queueResults of its own, which the next Results reuses,
+// the very same value, when nothing that ClusterQueue's results depend on
+// changed (see Estimator.refresh).
 type Results struct {
 	at time.Time
-	// estimates holds one entry per pending workload, and index where each
-	// workload's is: a map to a small index plus a slice of exactly the
-	// right length keeps less per workload than a map of whole estimates.
-	estimates []storedEstimate
-	index     map[workload.Reference]int32
-	// reasons holds the reason of each Unfeasible estimate, by index.
-	reasons map[int32]string
-	queues  map[kueue.ClusterQueueReference]QueueModel
+	// oldest is the earliest At of its ClusterQueues' models (at when it has
+	// none): the age of every estimate in it is at most now − oldest.
+	oldest time.Time
+	// queues holds each ClusterQueue's part at the slot slots gives it; a
+	// ClusterQueue keeps its slot from one Results to the next, so that the
+	// index entries of the parts that are reused stay valid. A nil entry is
+	// a free slot.
+	queues []*queueResults
+	slots  map[kueue.ClusterQueueReference]uint32
+	// index says where each pending workload's estimate is: a map to a small
+	// reference plus per-queue slices of exactly the right length keeps less
+	// per workload than a map of whole estimates.
+	index   map[workload.Reference]estimateRef
+	pending int
 	// firstDue is the earliest admission instant a P50 of these results
 	// predicts (the estimate's time plus its P50); zero if none does. Once
 	// it has passed with the workload still pending, the results are
@@ -149,33 +160,108 @@ type Results struct {
 	firstDue time.Time
 }
 
-// newResults returns empty results for about n pending workloads.
-func newResults(at time.Time, n int) *Results {
-	return &Results{
-		at:        at,
-		estimates: make([]storedEstimate, 0, n),
-		index:     make(map[workload.Reference]int32, n),
-		queues:    make(map[kueue.ClusterQueueReference]QueueModel),
-	}
+// estimateRef locates an estimate: the slot of its ClusterQueue's part in
+// the high 32 bits, its position there in the low ones.
+type estimateRef uint64
+
+func refOf(slot uint32, position int32) estimateRef {
+	return estimateRef(uint64(slot)<<32 | uint64(uint32(position)))
 }
 
-// add records the estimate of a pending workload (each key once) and, for
-// an Unfeasible one, its reason.
-func (r *Results) add(key workload.Reference, e storedEstimate, reason string) {
-	i := int32(len(r.estimates))
-	r.index[key] = i
-	r.estimates = append(r.estimates, e)
+func (r estimateRef) slot() uint32    { return uint32(r >> 32) }
+func (r estimateRef) position() int32 { return int32(uint32(r)) }
+
+// queueResults is what one refresh of one ClusterQueue published: its model
+// and its pending workloads' estimates. It is immutable once published.
+type queueResults struct {
+	model QueueModel
+	// hasModel is false for a part that holds only estimates (NewResults
+	// builds such parts).
+	hasModel  bool
+	estimates []storedEstimate
+	// reasons holds the reason of each Unfeasible estimate, by position.
+	reasons map[int32]string
+	// firstDue is the earliest admission instant one of its P50s predicts
+	// (zero if none does).
+	firstDue time.Time
+	// root is the root of the cohort tree the ClusterQueue was in ("" for
+	// none) and generation its AllocatableResourceGeneration in the
+	// snapshot the results were computed from: a change of either is a
+	// change of its inputs that no event reports.
+	root       kueue.CohortReference
+	generation int64
+}
+
+// newQueueResults returns an empty part for about n pending workloads.
+func newQueueResults(n int) *queueResults {
+	return &queueResults{estimates: make([]storedEstimate, 0, n)}
+}
+
+// add records the estimate of a pending workload at the next position and,
+// for an Unfeasible one, its reason; it returns the position.
+func (q *queueResults) add(e storedEstimate, reason string) int32 {
+	i := int32(len(q.estimates))
+	q.estimates = append(q.estimates, e)
 	if e.hasWait && !e.unfeasible && e.stamp != nil {
-		if due := e.stamp.at.Add(e.p50.duration()); r.firstDue.IsZero() || due.Before(r.firstDue) {
-			r.firstDue = due
+		if due := e.stamp.at.Add(e.p50.duration()); q.firstDue.IsZero() || due.Before(q.firstDue) {
+			q.firstDue = due
 		}
 	}
 	if reason != "" {
-		if r.reasons == nil {
-			r.reasons = make(map[int32]string)
+		if q.reasons == nil {
+			q.reasons = make(map[int32]string)
 		}
-		r.reasons[i] = reason
+		q.reasons[i] = reason
 	}
+	return i
+}
+
+// queueOutput is where a refresh writes one ClusterQueue's part: the part
+// and the index of the Results being built, with the part's slot.
+type queueOutput struct {
+	q     *queueResults
+	slot  uint32
+	index map[workload.Reference]estimateRef
+}
+
+// add records the estimate of a pending workload (each key once).
+func (o *queueOutput) add(key workload.Reference, e storedEstimate, reason string) {
+	o.index[key] = refOf(o.slot, o.q.add(e, reason))
+}
+
+// newResults returns results holding nothing, at at.
+func newResults(at time.Time) *Results {
+	return &Results{at: at, oldest: at, slots: map[kueue.ClusterQueueReference]uint32{}, index: map[workload.Reference]estimateRef{}}
+}
+
+// seal computes what Results derives from its parts: the pending count,
+// the oldest model and the first due admission.
+func (r *Results) seal() {
+	r.pending, r.firstDue, r.oldest = 0, time.Time{}, r.at
+	for _, q := range r.queues {
+		if q == nil {
+			continue
+		}
+		r.pending += len(q.estimates)
+		if !q.firstDue.IsZero() && (r.firstDue.IsZero() || q.firstDue.Before(r.firstDue)) {
+			r.firstDue = q.firstDue
+		}
+		if !q.model.At.IsZero() && q.model.At.Before(r.oldest) {
+			r.oldest = q.model.At
+		}
+	}
+}
+
+// part returns the part of a ClusterQueue, nil if none.
+func (r *Results) part(cq kueue.ClusterQueueReference) *queueResults {
+	if r == nil {
+		return nil
+	}
+	slot, ok := r.slots[cq]
+	if !ok {
+		return nil
+	}
+	return r.queues[slot]
 }
 
 // storedEstimate is how Results keeps a WorkloadEstimate, since there is one
@@ -279,8 +365,20 @@ func store(e WorkloadEstimate, stamp *estimateStamp) storedEstimate {
 // Unfeasible or else Quotable, and a Method other than the constants reads
 // back as MethodNone.
 func NewResults(at time.Time, workloads map[workload.Reference]WorkloadEstimate, queues map[kueue.ClusterQueueReference]QueueModel) *Results {
-	r := newResults(at, len(workloads))
-	r.queues = queues
+	r := newResults(at)
+	part := func(cq kueue.ClusterQueueReference) *queueOutput {
+		slot, ok := r.slots[cq]
+		if !ok {
+			slot = uint32(len(r.queues))
+			r.slots[cq] = slot
+			r.queues = append(r.queues, newQueueResults(0))
+		}
+		return &queueOutput{q: r.queues[slot], slot: slot, index: r.index}
+	}
+	for cq, m := range queues {
+		q := part(cq).q
+		q.model, q.hasModel = m, true
+	}
 	stamps := map[estimateStamp]*estimateStamp{}
 	for k, e := range workloads {
 		key := estimateStamp{clusterQueue: e.ClusterQueue, at: e.EstimatedAt}
@@ -289,8 +387,9 @@ func NewResults(at time.Time, workloads map[workload.Reference]WorkloadEstimate,
 			stamp = &key
 			stamps[key] = stamp
 		}
-		r.add(k, store(e, stamp), e.Reason)
+		part(e.ClusterQueue).add(k, store(e, stamp), e.Reason)
 	}
+	r.seal()
 	return r
 }
 
@@ -307,11 +406,12 @@ func (r *Results) Workload(key workload.Reference) (WorkloadEstimate, bool) {
 	if r == nil {
 		return WorkloadEstimate{}, false
 	}
-	i, ok := r.index[key]
+	ref, ok := r.index[key]
 	if !ok {
 		return WorkloadEstimate{}, false
 	}
-	return r.estimates[i].estimate(r.reasons[i]), true
+	q, i := r.queues[ref.slot()], ref.position()
+	return q.estimates[i].estimate(q.reasons[i]), true
 }
 
 // pendingCount is how many pending workloads have an estimate.
@@ -319,16 +419,16 @@ func (r *Results) pendingCount() int {
 	if r == nil {
 		return 0
 	}
-	return len(r.estimates)
+	return r.pending
 }
 
 // Queue returns the model of a ClusterQueue.
 func (r *Results) Queue(cq kueue.ClusterQueueReference) (QueueModel, bool) {
-	if r == nil {
+	q := r.part(cq)
+	if q == nil || !q.hasModel {
 		return QueueModel{}, false
 	}
-	m, ok := r.queues[cq]
-	return m, ok
+	return q.model, true
 }
 
 // Queues iterates over every ClusterQueue's model, in no particular order.
@@ -337,8 +437,12 @@ func (r *Results) Queues() iter.Seq2[kueue.ClusterQueueReference, QueueModel] {
 		if r == nil {
 			return
 		}
-		for k, v := range r.queues {
-			if !yield(k, v) {
+		for cq, slot := range r.slots {
+			q := r.queues[slot]
+			if !q.hasModel {
+				continue
+			}
+			if !yield(cq, q.model) {
 				return
 			}
 		}
@@ -349,7 +453,8 @@ func (r *Results) Queues() iter.Seq2[kueue.ClusterQueueReference, QueueModel] {
 // implements it with its metrics package; it must not block (the scheduler
 // goroutine calls ReportScore and ReportUnscored).
 type MetricsReporter interface {
-	// ReportQueueModel is called for every ClusterQueue after each refresh.
+	// ReportQueueModel is called for every ClusterQueue a refresh
+	// recomputed, after it published.
 	ReportQueueModel(m QueueModel)
 	// ClearQueueModel is called once for a ClusterQueue that disappeared.
 	ClearQueueModel(cq kueue.ClusterQueueReference)
@@ -366,8 +471,10 @@ type MetricsReporter interface {
 // RefreshReport describes one refresh that published results, for an
 // operator to tell whether the estimates are fresh and what they cost.
 type RefreshReport struct {
-	// PublishedAt is when the published results were computed: the age of
-	// every estimate in them is measured from it.
+	// PublishedAt is when the oldest of the published results were
+	// computed (a refresh recomputes only the ClusterQueues whose inputs
+	// changed and keeps the others' results, each with its own time): no
+	// estimate in them is older.
 	PublishedAt time.Time
 	// Duration is how long the refresh took, snapshot included.
 	Duration time.Duration
@@ -420,3 +527,19 @@ const (
 	// published for it.
 	DeletedBeforeAdmission UnscoredReason = "DeletedBeforeAdmission"
 )
+
+// pendingCount is how many pending workloads the part has estimates for.
+func (q *queueResults) pendingCount() int {
+	if q == nil {
+		return 0
+	}
+	return len(q.estimates)
+}
+
+// slotCount is the number of slots (nil: none).
+func (r *Results) slotCount() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.queues)
+}

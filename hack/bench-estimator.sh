@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The estimator's own refresh, forecast and memory benchmarks (pkg/estimator,
+# pkg/forecast; no Kueue tree, no harness), for a quick check against the
+# targets of issue 14. Prints one line per row of the issue's target table,
+# as name=value unit; a row these benchmarks cannot measure says where it is
+# measured instead. About 2 minutes here (≤ 5).
+#
+# Benchmarks run with GOMAXPROCS=1 (-cpu 1), as in hack/bench.sh: the time
+# is the refresh's whole CPU work, GC included. One run each (-count 1):
+# figures on a shared, loaded machine vary by tens of percent; use
+# `make bench` for medians and intervals.
+#
+# Environment:
+#   ESTIMATOR_BENCH_1M=1  also build the 1 000 000-pending cluster (minutes,
+#                         several GiB) for the 1M row
+#   BENCH_OUT             where the raw output goes (default
+#                         _output/bench-estimator)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+OUT=${BENCH_OUT:-${ROOT}/_output/bench-estimator}
+mkdir -p "${OUT}"
+RAW="${OUT}/raw.txt"
+: > "${RAW}"
+
+export GOWORK=off
+(cd "${ROOT}" &&
+  go test -c -o "${OUT}/forecast.test" ./pkg/forecast &&
+  go test -c -o "${OUT}/estimator.test" ./pkg/estimator)
+
+# run BINARY PKGDIR BENCH-REGEXP BENCHTIME: one benchmark run into ${RAW}.
+run() {
+  local bin=$1 dir=$2 re=$3 bt=$4
+  (cd "${dir}" && "${bin}" -test.run '^$' -test.bench "${re}" -test.benchtime "${bt}" \
+    -test.benchmem -test.cpu 1 -test.count 1 2>&1) | grep -v 'feature_gate.go' | tee -a "${RAW}" >&2
+}
+
+run "${OUT}/forecast.test" "${ROOT}/pkg/forecast" '^BenchmarkForecast10000Pending$' 1s
+run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefresh100000PendingOneClusterQueue$' 3x
+run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefresh10000PendingThousandClusterQueues$' 5x
+run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefreshAfterOneAdmission$' 20x
+run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefreshLockHold100000Pending$' 3x
+run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRetainedMemoryPerPendingWorkload$' 3x
+if [[ "${ESTIMATOR_BENCH_1M:-}" == 1 ]]; then
+  ESTIMATOR_BENCH_1M=1 run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefreshMillionPendingThousandClusterQueues$' 2x
+fi
+
+if grep -q -e '^--- FAIL' -e '^FAIL' "${RAW}"; then
+  die "some benchmarks failed: see ${RAW}"
+fi
+
+# metric BENCHMARK UNIT: the value of UNIT on BENCHMARK's line (empty if
+# it did not run).
+metric() {
+  awk -v name="$1" -v unit="$2" '
+    $1 ~ "^Benchmark" name "(-[0-9]+)?$" { for (i = 3; i < NF; i++) if ($(i + 1) == unit) { print $i; exit } }' "${RAW}"
+}
+# ms NS: nanoseconds as milliseconds.
+ms() { [[ -n "$1" ]] && awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }'; }
+
+line() { echo "$1=$2 $3"; }
+row() {
+  local name=$1 value=$2 unit=$3 missing=$4
+  if [[ -n "${value}" ]]; then line "${name}" "${value}" "${unit}"; else line "${name}" "none" "(${missing})"; fi
+}
+
+r100k=$(metric Refresh100000PendingOneClusterQueue ns/op)
+row refresh_100k_pending_1_cq "$(ms "${r100k}")" ms "benchmark did not run"
+row refresh_10k_pending_1000_cqs_100_cohorts "$(ms "$(metric Refresh10000PendingThousandClusterQueues ns/op)")" ms "benchmark did not run"
+row refresh_1m_pending_1000_cqs "$(ms "$(metric RefreshMillionPendingThousandClusterQueues ns/op)")" ms "ESTIMATOR_BENCH_1M=1 builds it"
+row refresh_1m_pending_added_heap "$(metric RefreshMillionPendingThousandClusterQueues added-MB)" MB "ESTIMATOR_BENCH_1M=1 builds it"
+row refresh_after_one_admission_10k_pending_1000_cqs "$(ms "$(metric RefreshAfterOneAdmission ns/op)")" ms "benchmark did not run"
+# The loop waits max(period, refresh/0.2) between refreshes (refreshDelay),
+# and an estimate is published one refresh after its EstimatedAt: just
+# before the next publication it is 2 refreshes + that wait old.
+if [[ -n "${r100k}" ]]; then
+  age=$(awk -v d="${r100k}" 'BEGIN { d /= 1e9; w = d / 0.2; if (w < 1) w = 1; printf "%.3f", 2 * d + w }')
+  line estimate_age_100k_pending_derived "${age}" "s (2 x refresh_100k + max(1s, 5 x refresh_100k), with the 1s default period)"
+else
+  row estimate_age_100k_pending_derived "" s "benchmark did not run"
+fi
+row lock_hold_100k_pending_cache_snapshot "$(ms "$(metric RefreshLockHold100000Pending max-cache-snapshot-ns)")" \
+  "ms (longest Cache.Snapshot, all under the cache's read lock)" "benchmark did not run"
+row lock_hold_10k_pending_1000_cqs_cache_snapshot "$(ms "$(metric RefreshAfterOneAdmission max-cache-snapshot-ns)")" \
+  "ms (longest Cache.Snapshot of 1,000 ClusterQueues)" "benchmark did not run"
+row lock_wait_100k_pending_queue_manager "$(ms "$(metric RefreshLockHold100000Pending max-queue-pending-list-ns)")" \
+  "ms (longest write-lock probe during refreshes; idle: $(ms "$(metric RefreshLockHold100000Pending idle-max-queue-pending-list-ns)") ms)" "benchmark did not run"
+row lock_wait_100k_pending_estimator_mu "$(ms "$(metric RefreshLockHold100000Pending max-estimator-mu-ns)")" \
+  "ms (longest ObserveCycle probe during refreshes; idle: $(ms "$(metric RefreshLockHold100000Pending idle-max-estimator-mu-ns)") ms)" "benchmark did not run"
+row memory_per_pending_workload "$(metric RetainedMemoryPerPendingWorkload B/pending)" B "benchmark did not run"
+line scheduling_cycle_ratio none "(needs the patched Kueue tree: make bench)"
+line forecast_10k_pending "$(ms "$(metric Forecast10000Pending ns/op)")" ms

@@ -1,0 +1,8 @@
+package estimator
+
+import "context"
+
+// RefreshChanged is what the refresh loop runs: a refresh of the
+// ClusterQueues whose inputs changed. For the benchmarks of package
+// estimator_test.
+func (e *Estimator) RefreshChanged(ctx context.Context) { e.refresh(ctx, false) }

@@ -1,0 +1,323 @@
+package estimator
+
+import (
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+// cohortObjects are ClusterQueues a and b of cohort "team" and c and d of
+// none, each with 2 CPUs held by a running workload and a pending workload
+// of 1 CPU, all in
+// LocalQueues named after their ClusterQueue.
+func cohortObjects() envObjects {
+	objs := envObjects{flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()}}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		cq := cpuQueue(name, "2")
+		if name == "a" || name == "b" {
+			cq.Spec.CohortName = "team"
+		}
+		objs.cqs = append(objs.cqs, cq)
+		objs.lqs = append(objs.lqs, utiltestingapi.MakeLocalQueue(name, "ns").ClusterQueue(name).Obj())
+		run := runningWorkload("run-"+name, name, "2", t0.Add(-time.Minute))
+		run.Spec.QueueName = kueue.LocalQueueName(name)
+		objs.running = append(objs.running, run)
+		objs.pending = append(objs.pending, queuedWorkload("wait-"+name, name, t0.Add(-10*time.Second)))
+	}
+	return objs
+}
+
+// queuedWorkload is a pending workload of 1 CPU in LocalQueue lq.
+func queuedWorkload(name, lq string, created time.Time) *kueue.Workload {
+	return utiltestingapi.MakeWorkload(name, "ns").Queue(kueue.LocalQueueName(lq)).
+		Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, "64Mi").
+		Creation(created).Obj()
+}
+
+// publishedFor returns results holding a part for every ClusterQueue of
+// cqs, computed at at from the snapshot as it is, changed by edit.
+func publishedFor(at time.Time, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, edit func(map[kueue.ClusterQueueReference]*queueResults)) *Results {
+	parts := make(map[kueue.ClusterQueueReference]*queueResults, len(cqs))
+	for name, cqs := range cqs {
+		parts[name] = &queueResults{model: QueueModel{ClusterQueue: name, At: at}, hasModel: true,
+			root: rootOf(cqs), generation: cqs.AllocatableResourceGeneration}
+	}
+	if edit != nil {
+		edit(parts)
+	}
+	r := newResults(at)
+	for _, name := range slices.Sorted(maps.Keys(parts)) {
+		r.slots[name] = uint32(len(r.queues))
+		r.queues = append(r.queues, parts[name])
+	}
+	r.seal()
+	return r
+}
+
+func TestRecomputeSet(t *testing.T) {
+	env := newTestEnv(t, cohortObjects())
+	snap, err := env.cache.Snapshot(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cqs := snap.ClusterQueues()
+	const staleness = 10 * time.Second
+	now := t0.Add(5 * time.Second)
+	cases := map[string]struct {
+		changed []kueue.ClusterQueueReference
+		all     bool
+		edit    func(map[kueue.ClusterQueueReference]*queueResults)
+		want    []kueue.ClusterQueueReference
+	}{
+		"nothing changed":                         {},
+		"an event in a ClusterQueue of no cohort": {changed: []kueue.ClusterQueueReference{"c"}, want: []kueue.ClusterQueueReference{"c"}},
+		"an event in a cohort member recomputes the cohort": {
+			changed: []kueue.ClusterQueueReference{"a"}, want: []kueue.ClusterQueueReference{"a", "b"},
+		},
+		"everything":                      {all: true, want: []kueue.ClusterQueueReference{"a", "b", "c", "d"}},
+		"an event in a ClusterQueue gone": {changed: []kueue.ClusterQueueReference{"gone"}},
+		"a quiet ClusterQueue at the maximum staleness": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].model.At = now.Add(-staleness) },
+			want: []kueue.ClusterQueueReference{"c"},
+		},
+		"a quiet cohort member at the maximum staleness": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["b"].model.At = now.Add(-staleness) },
+			want: []kueue.ClusterQueueReference{"a", "b"},
+		},
+		"a quiet ClusterQueue just under the maximum staleness": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) {
+				p["c"].model.At = now.Add(-staleness + time.Millisecond)
+			},
+		},
+		"a quiet ClusterQueue whose first P50 is overdue": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].firstDue = now },
+			want: []kueue.ClusterQueueReference{"d"},
+		},
+		"a quiet ClusterQueue whose first P50 is still to come": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].firstDue = now.Add(time.Millisecond) },
+		},
+		"a ClusterQueue whose AllocatableResourceGeneration moved": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].generation-- },
+			want: []kueue.ClusterQueueReference{"d"},
+		},
+		"a ClusterQueue that left the cohort recomputes it": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].root = "team" },
+			want: []kueue.ClusterQueueReference{"a", "b", "c"},
+		},
+		"a ClusterQueue with no results yet": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { delete(p, "d") },
+			want: []kueue.ClusterQueueReference{"d"},
+		},
+		"a cohort member that disappeared recomputes its cohort": {
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) {
+				p["gone"] = &queueResults{model: QueueModel{ClusterQueue: "gone", At: t0}, hasModel: true, root: "team"}
+			},
+			want: []kueue.ClusterQueueReference{"a", "b"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			changed := make(map[kueue.ClusterQueueReference]struct{})
+			for _, cq := range tc.changed {
+				changed[cq] = struct{}{}
+			}
+			got := recomputeSet(now, cqs, publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
+			var names []kueue.ClusterQueueReference
+			for cq, ok := range got {
+				if ok {
+					names = append(names, cq)
+				}
+			}
+			slices.Sort(names)
+			if diff := cmp.Diff(tc.want, names); diff != "" {
+				t.Errorf("recomputed ClusterQueues (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// samePart reports, per ClusterQueue, whether two results hold the very
+// same part (the same value, not a recomputed equal one).
+func samePart(a, b *Results) map[kueue.ClusterQueueReference]bool {
+	out := make(map[kueue.ClusterQueueReference]bool)
+	for cq := range b.slots {
+		out[cq] = a.part(cq) != nil && a.part(cq) == b.part(cq)
+	}
+	return out
+}
+
+func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
+	objs := cohortObjects()
+	env := newTestEnv(t, objs)
+	e := env.estimator(t, WithPriorMeanService(time.Minute))
+	e.markWarmed()
+	handler := e.WorkloadEventHandler()
+	e.Refresh(env.ctx)
+	estimatesOf := func(r *Results) map[workload.Reference]WorkloadEstimate {
+		out := make(map[workload.Reference]WorkloadEstimate)
+		for key := range r.index {
+			out[key], _ = r.Workload(key)
+		}
+		return out
+	}
+
+	// An arrival in c, which is in no cohort: only c is recomputed.
+	before := e.Results()
+	env.clock.Step(time.Second)
+	arrived := queuedWorkload("new-c", "c", env.clock.Now())
+	if err := env.queues.AddOrUpdateWorkload(logr.Discard(), arrived); err != nil {
+		t.Fatal(err)
+	}
+	handler.OnAdd(arrived, false)
+	e.refresh(env.ctx, false)
+	after := e.Results()
+	if diff := cmp.Diff(map[kueue.ClusterQueueReference]bool{"a": true, "b": true, "c": false, "d": true}, samePart(before, after)); diff != "" {
+		t.Errorf("after an arrival in c, the same parts (-want +got):\n%s", diff)
+	}
+	if est, ok := after.Workload(workload.Key(arrived)); !ok || !est.EstimatedAt.Equal(env.clock.Now()) {
+		t.Errorf("the arrival's estimate = %+v, %v; want one made now", est, ok)
+	}
+	wantKept := estimatesOf(before)
+	for key, est := range estimatesOf(after) {
+		if est.ClusterQueue == "c" {
+			delete(wantKept, key)
+			continue
+		}
+		if diff := cmp.Diff(wantKept[key], est); diff != "" {
+			t.Errorf("estimate of %s in an unchanged ClusterQueue changed (-before +after):\n%s", key, diff)
+		}
+		delete(wantKept, key)
+	}
+	for key, est := range wantKept {
+		if est.ClusterQueue != "c" {
+			t.Errorf("estimate of %s lost", key)
+		}
+	}
+	e.mu.Lock()
+	firstLine := e.pending[workload.Key(arrived)].stamp
+	e.mu.Unlock()
+	if firstLine == nil || !firstLine.at.time().Equal(env.clock.Now()) {
+		t.Fatalf("the arrival's first estimate is not in the ledger: %+v", firstLine)
+	}
+
+	// The head of a is admitted: a and b, its cohort, are recomputed.
+	before = after
+	env.clock.Step(time.Second)
+	head := objs.pending[0]
+	admitted := (&utiltestingapi.WorkloadWrapper{Workload: *head.DeepCopy()}).ReserveQuotaAt(
+		utiltestingapi.MakeAdmission("a").PodSets(utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+			Assignment(corev1.ResourceCPU, "default", "1").Assignment(corev1.ResourceMemory, "default", "64Mi").Obj()).Obj(),
+		env.clock.Now()).Obj()
+	env.queues.DeleteWorkload(logr.Discard(), workload.Key(head))
+	env.cache.AddOrUpdateWorkload(logr.Discard(), admitted)
+	e.ObserveAdmission(admitted, env.clock.Now())
+	e.refresh(env.ctx, false)
+	after = e.Results()
+	if diff := cmp.Diff(map[kueue.ClusterQueueReference]bool{"a": false, "b": false, "c": true, "d": true}, samePart(before, after)); diff != "" {
+		t.Errorf("after an admission in a, the same parts (-want +got):\n%s", diff)
+	}
+	if _, ok := after.Workload(workload.Key(head)); ok {
+		t.Errorf("the admitted workload still has an estimate")
+	}
+
+	// Nothing happened: every part is kept.
+	before = after
+	env.clock.Step(time.Second)
+	e.refresh(env.ctx, false)
+	after = e.Results()
+	if diff := cmp.Diff(map[kueue.ClusterQueueReference]bool{"a": true, "b": true, "c": true, "d": true}, samePart(before, after)); diff != "" {
+		t.Errorf("after nothing, the same parts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(estimatesOf(before), estimatesOf(after)); diff != "" {
+		t.Errorf("after nothing, the estimates changed (-before +after):\n%s", diff)
+	}
+
+	// Quiet for the maximum staleness: everything is recomputed, and the
+	// ledger keeps the first estimate.
+	before = after
+	env.clock.Step(DefaultMaxStaleness)
+	if !needsRefresh(e.dirty.Load(), env.clock.Now(), before, DefaultMaxStaleness) {
+		t.Errorf("the refresh loop would not refresh quiet results as old as the maximum staleness")
+	}
+	e.refresh(env.ctx, false)
+	after = e.Results()
+	if diff := cmp.Diff(map[kueue.ClusterQueueReference]bool{"a": false, "b": false, "c": false, "d": false}, samePart(before, after)); diff != "" {
+		t.Errorf("after the maximum staleness, the same parts (-want +got):\n%s", diff)
+	}
+	e.mu.Lock()
+	line := e.pending[workload.Key(arrived)].stamp
+	e.mu.Unlock()
+	if line != firstLine {
+		t.Errorf("the ledger's line of the arrival was replaced by a later estimate")
+	}
+}
+
+func TestIncrementalRefreshFollowsClusterQueuesComingAndGoing(t *testing.T) {
+	objs := cohortObjects()
+	env := newTestEnv(t, objs)
+	e := env.estimator(t, WithPriorMeanService(time.Minute))
+	e.markWarmed()
+	cqHandler := e.ClusterQueueEventHandler()
+	e.Refresh(env.ctx)
+	before := e.Results()
+
+	// d goes, e comes with a pending workload.
+	gone := objs.cqs[3]
+	env.cache.DeleteClusterQueue(gone)
+	env.queues.DeleteClusterQueue(logr.Discard(), gone)
+	cqHandler.OnDelete(gone)
+	added := cpuQueue("e", "2")
+	if err := env.cache.AddClusterQueue(env.ctx, added); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.queues.AddClusterQueue(env.ctx, added); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.queues.AddLocalQueue(env.ctx, utiltestingapi.MakeLocalQueue("e", "ns").ClusterQueue("e").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	cqHandler.OnAdd(added, false)
+	arrived := queuedWorkload("wait-e", "e", t0)
+	if err := env.queues.AddOrUpdateWorkload(logr.Discard(), arrived); err != nil {
+		t.Fatal(err)
+	}
+	e.WorkloadEventHandler().OnAdd(arrived, false)
+	env.clock.Step(time.Second)
+	e.refresh(env.ctx, false)
+	after := e.Results()
+
+	if diff := cmp.Diff(map[kueue.ClusterQueueReference]bool{"a": true, "b": true, "c": true, "e": false}, samePart(before, after)); diff != "" {
+		t.Errorf("the same parts (-want +got):\n%s", diff)
+	}
+	if _, ok := after.Queue("d"); ok {
+		t.Errorf("the deleted ClusterQueue d still has a model")
+	}
+	if est, ok := after.Workload("ns/wait-d"); ok {
+		t.Errorf("a workload of the deleted ClusterQueue d still has an estimate: %+v", est)
+	}
+	want := map[workload.Reference]kueue.ClusterQueueReference{"ns/wait-a": "a", "ns/wait-b": "b", "ns/wait-c": "c", "ns/wait-e": "e"}
+	got := make(map[workload.Reference]kueue.ClusterQueueReference)
+	for key := range after.index {
+		est, ok := after.Workload(key)
+		if !ok {
+			t.Fatalf("indexed workload %s has no estimate", key)
+		}
+		got[key] = est.ClusterQueue
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("estimates by ClusterQueue (-want +got):\n%s", diff)
+	}
+	if got := after.pendingCount(); got != len(want) {
+		t.Errorf("pending count %d, want %d", got, len(want))
+	}
+}
