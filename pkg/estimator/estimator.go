@@ -73,6 +73,13 @@ type Estimator struct {
 	// refresh took them (see recomputeSet); changedAll says every one did.
 	changed    map[kueue.ClusterQueueReference]struct{}
 	changedAll bool
+	// unlisted holds the workloads seen arriving (or requeued by a
+	// preemption) that no refresh has published yet. The event handlers
+	// hear of an arrival before, or at the same time as, Kueue's queue
+	// manager lists it: a refresh between the two recomputes the
+	// ClusterQueue without it, and only a later event or the maximum
+	// staleness would recompute it again. See relistUnpublished.
+	unlisted map[workload.Reference]unlistedArrival
 
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
@@ -131,6 +138,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		admittedAt: make(map[workload.Reference]eventTime),
 		changed:    make(map[kueue.ClusterQueueReference]struct{}),
 		changedAll: true,
+		unlisted:   make(map[workload.Reference]unlistedArrival),
 	}
 	e.dirty.Store(true)
 	return e, nil
@@ -510,6 +518,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	next.seal()
 	e.results.Store(next)
 	done = true
+	e.relistUnpublished(start, next, outputs)
 	if r := e.opts.reporter; r != nil {
 		for _, out := range outputs {
 			r.ReportQueueModel(out.q.model)
@@ -523,6 +532,42 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	}
 	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.slots), "recomputed", len(outputs),
 		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start))
+}
+
+// unlistedArrival is where and when a workload of Estimator.unlisted was
+// seen arriving.
+type unlistedArrival struct {
+	clusterQueue kueue.ClusterQueueReference
+	at           eventTime
+}
+
+// relistUnpublished marks again as changed the ClusterQueue of every
+// workload seen arriving that the refresh at now recomputed without
+// publishing it (the queue manager did not list it yet), so that the next
+// refresh looks again. A workload published, no longer pending, or
+// unlisted for the maximum staleness (a LocalQueue that is stopped, an
+// inactive workload: the staleness rule refreshes its queue anyway) is
+// forgotten. The set is bounded by the arrivals of about one refresh.
+func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueOutput) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	again := false
+	for key, a := range e.unlisted {
+		if _, ok := recomputed[a.clusterQueue]; !ok {
+			continue
+		}
+		_, stillPending := e.pending[key]
+		_, isPublished := published.index[key]
+		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
+			delete(e.unlisted, key)
+			continue
+		}
+		e.markChanged(a.clusterQueue)
+		again = true
+	}
+	if again {
+		e.dirty.Store(true)
+	}
 }
 
 // recomputeSet says which ClusterQueues of a snapshot a refresh at now

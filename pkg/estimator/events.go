@@ -99,6 +99,11 @@ func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	delete(e.specs, cq)
 	delete(e.perQueue, cq)
 	e.markChanged(cq)
+	for key, a := range e.unlisted {
+		if a.clusterQueue == cq {
+			delete(e.unlisted, key)
+		}
+	}
 }
 
 // onWorkloadDelete forgets a workload. One deleted while pending with a
@@ -153,6 +158,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	prio := priorityOf(wl)
 	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: arrivalEvent, apply: func() {
 		e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
+		e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 		e.statsFor(cq).observeArrival(now, prio)
 		e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
 	}})
@@ -215,6 +221,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come.
 			e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
+			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.preemptions.ObserveAt(evictedAt)
 			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
 		}

@@ -321,3 +321,64 @@ func TestIncrementalRefreshFollowsClusterQueuesComingAndGoing(t *testing.T) {
 		t.Errorf("pending count %d, want %d", got, len(want))
 	}
 }
+
+func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
+	cases := map[string]struct {
+		// listed says whether the queue manager lists the arrival before
+		// the second refresh.
+		listed bool
+		// wait is how long after the arrival the second refresh runs.
+		wait        time.Duration
+		wantPublish bool
+		wantAgain   bool
+	}{
+		"listed by the next refresh": {listed: true, wait: time.Second, wantPublish: true},
+		"still unlisted: its ClusterQueue is recomputed again": {wait: time.Second, wantAgain: true},
+		"unlisted for the maximum staleness: forgotten":        {wait: DefaultMaxStaleness},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env := newTestEnv(t, cohortObjects())
+			e := env.estimator(t, WithPriorMeanService(time.Minute))
+			e.markWarmed()
+			e.Refresh(env.ctx)
+
+			// The estimator's handler hears of the arrival in c; the
+			// refresh runs before Kueue's queue manager lists it.
+			env.clock.Step(time.Second)
+			arrived := queuedWorkload("new-c", "c", env.clock.Now())
+			e.WorkloadEventHandler().OnAdd(arrived, false)
+			e.refresh(env.ctx, false)
+			if _, ok := e.Results().Workload(workload.Key(arrived)); ok {
+				t.Fatal("published before the queue manager listed it")
+			}
+			if !e.dirty.Load() {
+				t.Error("the refresh that missed the arrival left the estimator clean")
+			}
+
+			env.clock.Step(tc.wait)
+			if tc.listed {
+				if err := env.queues.AddOrUpdateWorkload(logr.Discard(), arrived); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := e.Results()
+			e.refresh(env.ctx, false)
+			if _, ok := e.Results().Workload(workload.Key(arrived)); ok != tc.wantPublish {
+				t.Errorf("published at the second refresh = %v, want %v", ok, tc.wantPublish)
+			}
+			if tc.wait < DefaultMaxStaleness {
+				if samePart(before, e.Results())["c"] {
+					t.Error("the second refresh did not recompute c")
+				}
+			}
+			e.mu.Lock()
+			_, again := e.changed["c"]
+			_, tracked := e.unlisted[workload.Key(arrived)]
+			e.mu.Unlock()
+			if again != tc.wantAgain || tracked != tc.wantAgain {
+				t.Errorf("after the second refresh c is to be recomputed = %v and the arrival awaited = %v, want %v", again, tracked, tc.wantAgain)
+			}
+		})
+	}
+}
