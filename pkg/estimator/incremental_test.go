@@ -332,7 +332,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 		wantPublish bool
 		wantAgain   bool
 	}{
-		"listed by the next refresh": {listed: true, wait: time.Second, wantPublish: true},
+		"listed by the next refresh":                           {listed: true, wait: time.Second, wantPublish: true},
 		"still unlisted: its ClusterQueue is recomputed again": {wait: time.Second, wantAgain: true},
 		"unlisted for the maximum staleness: forgotten":        {wait: DefaultMaxStaleness},
 	}
