@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -216,10 +218,42 @@ func (h *clusterHarness) run(ctx context.Context, spec *Spec) (*ClusterReport, e
 	}, nil
 }
 
+// maxExecMarginSeconds is added to a class's longest service time in its
+// Jobs' maximum execution time: Kueue counts the time from admission, which
+// includes the pod's creation, binding and completion.
+const maxExecMarginSeconds = 5
+
+// serviceLimit is the longest service time a class's workloads can have
+// (the mean of a deterministic law, TruncateAt times the mean of a
+// truncated one), in seconds; false when unbounded.
+func (s *Spec) serviceLimit(queue, class string) (float64, bool) {
+	for _, q := range s.ClusterQueues {
+		if q.Name != queue {
+			continue
+		}
+		for _, c := range q.Classes {
+			if c.Name != class {
+				continue
+			}
+			switch {
+			case c.Service.Distribution == "deterministic":
+				return c.MeanService.Seconds(), true
+			case c.Service.TruncateAt > 0:
+				return c.Service.TruncateAt * c.MeanService.Seconds(), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // buildJob returns the Job of one arrival, as a user writes it: in the
 // replica's LocalQueue (and WorkloadPriorityClass), not suspended (Kueue's
 // webhook suspends it), one pod requesting the arrival's demand that KWOK
-// runs for the arrival's service time.
+// runs for the arrival's service time. When the class's service time is
+// bounded, the Job declares the bound (plus maxExecMarginSeconds) as its
+// maximum execution time, as a user declares a time limit: without an
+// operator's prior, that is what the estimator's a-priori waits start from
+// until the ClusterQueue has seen enough completions.
 func (s *Spec) buildJob(r Replica, a Arrival) (*batchv1.Job, error) {
 	requests := corev1.ResourceList{}
 	for res, q := range a.Demand {
@@ -232,6 +266,9 @@ func (s *Spec) buildJob(r Replica, a Arrival) (*batchv1.Job, error) {
 	labels := map[string]string{constants.QueueLabel: r.LocalQueueName(a.Queue)}
 	if a.PriorityClass != "" {
 		labels[constants.WorkloadPriorityClassLabel] = r.PriorityClassName(a.PriorityClass)
+	}
+	if limit, ok := s.serviceLimit(a.Queue, a.Class); ok {
+		labels[constants.MaxExecTimeSecondsLabel] = strconv.Itoa(int(math.Ceil(limit)) + maxExecMarginSeconds)
 	}
 	runFor := time.Duration(a.Service * float64(time.Second)).Round(time.Millisecond)
 	return &batchv1.Job{
@@ -364,7 +401,7 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *Spec, plan Plan, 
 			err := cl.List(replicaCtx, &list, client.InNamespace(rep.Namespace))
 			var w watch.Interface
 			if err == nil {
-				w, err = watcher.Watch(replicaCtx, &kueue.WorkloadList{}, client.InNamespace(rep.Namespace), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+				w, err = watcher.Watch(replicaCtx, &kueue.WorkloadList{}, &client.ListOptions{Namespace: rep.Namespace, Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
 			}
 			if first {
 				watchReady <- err

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
@@ -33,7 +34,7 @@ func TestBuildJobOfAnArrival(t *testing.T) {
 		wantErr bool
 	}{
 		"in its LocalQueue, running for its service time": {
-			arrival: Arrival{Name: "w0001", Queue: "team-a", Demand: map[string]string{"cpu": "500m", "memory": "64Mi"}, Service: 2.3456},
+			arrival: Arrival{Name: "w0001", Queue: "team-a", Class: "unbounded", Demand: map[string]string{"cpu": "500m", "memory": "64Mi"}, Service: 2.3456},
 			want: &batchv1.Job{
 				ObjectMeta: metav1.ObjectMeta{Name: "w0001", Namespace: "ns", Labels: map[string]string{constants.QueueLabel: "team-a"}},
 				Spec: batchv1.JobSpec{BackoffLimit: new(int32(0)), Template: pod("2.346s", corev1.ResourceList{
@@ -41,11 +42,13 @@ func TestBuildJobOfAnArrival(t *testing.T) {
 				})},
 			},
 		},
-		"with the replica's WorkloadPriorityClass": {
-			arrival: Arrival{Name: "w0002", Queue: "team-b", PriorityClass: "high", Priority: 1000, Demand: map[string]string{"cpu": "20"}, Service: 1},
+		"with the replica's WorkloadPriorityClass and the class's longest service as its time limit": {
+			arrival: Arrival{Name: "w0002", Queue: "team-b", Class: "bounded", PriorityClass: "high", Priority: 1000, Demand: map[string]string{"cpu": "20"}, Service: 1},
 			want: &batchv1.Job{
 				ObjectMeta: metav1.ObjectMeta{Name: "w0002", Namespace: "ns", Labels: map[string]string{
 					constants.QueueLabel: "team-b", constants.WorkloadPriorityClassLabel: "r1-high",
+					// 3 × 2.5 s, rounded up, and the margin.
+					constants.MaxExecTimeSecondsLabel: "13",
 				}},
 				Spec: batchv1.JobSpec{BackoffLimit: new(int32(0)), Template: pod("1s", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20")})},
 			},
@@ -57,7 +60,11 @@ func TestBuildJobOfAnArrival(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := validSpec().buildJob(testReplica, tc.arrival)
+			spec := validSpec()
+			spec.ClusterQueues[0].Classes = append(spec.ClusterQueues[0].Classes, ClassSpec{Name: "unbounded", Share: 1, MeanService: Duration{2 * time.Second}})
+			spec.ClusterQueues[1].Classes = append(spec.ClusterQueues[1].Classes, ClassSpec{Name: "bounded", Share: 1, MeanService: Duration{2500 * time.Millisecond},
+				Service: ServiceSpec{TruncateAt: 3}})
+			got, err := spec.buildJob(testReplica, tc.arrival)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error %v, want error: %t", err, tc.wantErr)
 			}
