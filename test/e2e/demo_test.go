@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +74,8 @@ func readSummary(t *testing.T, path string) clusterSummary {
 }
 
 // TestDemoRunsJobsOnItsOwnClusterAndScoresFromTheManagersMetrics runs
-// `kueue-waittime demo` as make demo does, short (eight Jobs of about 3 s),
+// `kueue-waittime demo` as make demo does, short (fourteen Jobs of about
+// 5 s, offered 1.5 times the ClusterQueue's capacity so that some wait),
 // on a cluster of its own beside the suite's: its feasible Jobs complete
 // with their pods Succeeded on KWOK nodes, the visibility API served
 // estimates of the waiting ones, the third Job is Unfeasible with the
@@ -84,8 +86,8 @@ func TestDemoRunsJobsOnItsOwnClusterAndScoresFromTheManagersMetrics(t *testing.T
 	defer cancel()
 	dir := t.TempDir()
 	summaryPath := filepath.Join(dir, "summary.json")
-	const jobs = 8
-	out := kueueWaittime(ctx, t, "demo", "--workloads", "8", "--mean-service", "3s", "--utilization", "0.9",
+	const jobs = 14
+	out := kueueWaittime(ctx, t, "demo", "--workloads", strconv.Itoa(jobs), "--mean-service", "5s", "--utilization", "1.5",
 		"--dir", filepath.Join(dir, "demo"), "--summary-json", summaryPath)
 	if strings.Contains(out, "\033[") {
 		t.Error("screen-clearing escape codes in the demo's output to a pipe")
