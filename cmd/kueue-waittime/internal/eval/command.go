@@ -181,8 +181,22 @@ priority class: MAE with 95% intervals, forecast/baseline MAE ratios, P50
 and P90 coverage) and, with --out, writes <name>.md, <name>.json,
 <name>-workloads.csv and PNG plots for each; --summarize DIR then writes
 DIR/summary.md, every scenario and level in one table with the coverage
-pooled over all of them.`,
-		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"`,
+pooled over all of them.
+
+With --cluster, each scenario runs instead on a local cluster of its own
+(kube-apiserver, etcd, kube-controller-manager, kube-scheduler, KWOK nodes;
+the manager is the image's /manager deployed from the rendered manifests, as
+make cluster runs it; KUBEBUILDER_ASSETS, KWOK, KUEUE_MANIFESTS and
+KUEUE_IMAGE_LAYOUT say where they are). Every arrival is a batch/v1 Job in its
+replica's LocalQueue: Kueue's job integration suspends and admits it, the Job
+controller creates its pod, kube-scheduler binds it to a KWOK node and KWOK
+runs it for the sampled service time. The harness only submits and watches.
+The scores are the manager's own ledger, read from its metrics endpoint at the
+end (one row per ClusterQueue, as kueue-waittime score prints them; every
+workload counts, no warm-up cut); --out writes <name>-cluster.md and
+<name>-cluster.json. DRA scenarios are refused.`,
+		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"
+  make eval-cluster   # eval --cluster -f test/eval/cluster.yaml --out _output/eval-cluster`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if summarize != "" {
@@ -210,7 +224,7 @@ pooled over all of them.`,
 			defer stop()
 			if onCluster {
 				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("parallel") {
-					return cli.Usagef("--replica, --refresh and --parallel go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period and every replica runs at once")
+					return cli.Usagef("--replica, --refresh and --parallel go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, one manager runs, and the replicas run as the scenario's parallel says")
 				}
 				return runClusterEval(ctx, cmd, specs, clusterDir, outDir, poll)
 			}
