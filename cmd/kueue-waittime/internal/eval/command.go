@@ -197,7 +197,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 <name>-cluster.json. DRA scenarios are refused.`,
 		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"
   make eval-cluster   # eval --cluster -f test/eval/cluster.yaml --out _output/eval-cluster`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if summarize != "" {
 				if len(files) > 0 {
