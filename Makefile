@@ -58,10 +58,10 @@ cluster-tools: ## Build kube-controller-manager and kube-scheduler v1.36.0 into 
 
 .PHONY: build
 build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patched) and bin/kueue-waittime.
-	@echo "build: compiling the patched Kueue manager, kueuectl and kueue-waittime (the first time: about 5 minutes on 2 cores, silent while the compiler runs)"
-	$(GO_PATCHED) build -o bin/kueue sigs.k8s.io/kueue/cmd/kueue
-	$(GO_PATCHED) build -o bin/kueuectl sigs.k8s.io/kueue/cmd/kueuectl
-	$(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
+	@echo "build: compiling the patched Kueue manager, kueuectl and kueue-waittime (the first time: about 5 minutes on 2 cores)"
+	hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env $(GO_PATCHED) build -o bin/kueue sigs.k8s.io/kueue/cmd/kueue
+	hack/heartbeat.sh "build: still compiling bin/kueuectl" env $(GO_PATCHED) build -o bin/kueuectl sigs.k8s.io/kueue/cmd/kueuectl
+	hack/heartbeat.sh "build: still compiling bin/kueue-waittime" env $(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
 	@echo "built bin/kueue, bin/kueuectl and bin/kueue-waittime"
 
 include hack/codegen.mk
@@ -107,7 +107,7 @@ test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus'
 KWOK ?= $(ROOT)/bin/tools/kwok-v0.8.0/kwok
 KUEUE_MANIFESTS ?= $(ROOT)/_output/manifests/kueue-waittime.yaml
 KUEUE_IMAGE_LAYOUT ?= $(ROOT)/_output/image/oci
-CLUSTER_ENV := KWOK=$(KWOK) KUEUE_MANIFESTS=$(KUEUE_MANIFESTS) KUEUE_IMAGE_LAYOUT=$(KUEUE_IMAGE_LAYOUT) KUEUECTL=$(ROOT)/bin/kueuectl
+CLUSTER_ENV := KWOK=$(KWOK) KUEUE_MANIFESTS=$(KUEUE_MANIFESTS) KUEUE_IMAGE_LAYOUT=$(KUEUE_IMAGE_LAYOUT) KUEUECTL=$(ROOT)/bin/kueuectl KUEUE_WAITTIME=$(ROOT)/bin/kueue-waittime
 E2E_TIMEOUT ?= 30m
 
 .PHONY: e2e
@@ -129,8 +129,8 @@ EVAL_SCENARIOS ?= table2 table3 table4 partition mt-cohort mt-cohort-busy mt-pri
 EVAL_ARGS ?= $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out test/eval/results
 
 .PHONY: demo
-demo: envtest build ## The main job: local control plane, patched Kueue, live wait-time table (Ctrl-C stops).
-	PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime demo $(DEMO_ARGS)
+demo: envtest cluster-tools manifests image build ## The main job: Jobs through Kueue on a local cluster (KWOK nodes), live wait-time table (Ctrl-C stops).
+	$(CLUSTER_ENV) PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime demo $(DEMO_ARGS)
 
 .PHONY: eval
 eval: envtest build ## Every evaluation scenario on the real scheduler into test/eval/results (25 min on 2 cores).
@@ -142,6 +142,11 @@ eval: envtest build ## Every evaluation scenario on the real scheduler into test
 eval-quick: envtest build ## One small multi-tenant scenario (a few minutes) into _output/eval-quick.
 	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval -f test/eval/quick.yaml --out _output/eval-quick; \
 	echo "eval-quick: wall time $$((SECONDS - start)) s"
+
+.PHONY: eval-cluster
+eval-cluster: envtest cluster-tools manifests image build ## test/eval/cluster.yaml as Jobs on a local cluster (eval --cluster) into _output/eval-cluster.
+	@start=$$SECONDS; $(CLUSTER_ENV) bin/kueue-waittime eval --cluster -f test/eval/cluster.yaml --out _output/eval-cluster; \
+	echo "eval-cluster: wall time $$((SECONDS - start)) s"
 
 .PHONY: clean
 clean: ## Remove _output/ (keeps bin/, whose control-plane build takes minutes).

@@ -78,7 +78,7 @@ build_manager() {
   echo "image: building the manager for ${IMAGE_PLATFORM} (${version}, ${commit}, $(go env GOVERSION))"
   mkdir -p "$(dirname "${dest}")"
   (cd "${ROOT}" && GOWORK="${WORKSPACE}" CGO_ENABLED=0 GOOS="${IMAGE_PLATFORM%%/*}" GOARCH="${IMAGE_PLATFORM#*/}" \
-    go build -trimpath -ldflags "${ldflags}" -o "${dest}" sigs.k8s.io/kueue/cmd/kueue)
+    hack/heartbeat.sh "image: still compiling the manager" go build -trimpath -ldflags "${ldflags}" -o "${dest}" sigs.k8s.io/kueue/cmd/kueue)
 }
 
 if [[ "${mode}" == manager ]]; then

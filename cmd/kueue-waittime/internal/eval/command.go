@@ -156,8 +156,8 @@ func NewCommand() *cobra.Command {
 	var outDir string
 	var poll, refresh time.Duration
 	var parallel int
-	var replica bool
-	var summarize string
+	var replica, onCluster bool
+	var summarize, clusterDir string
 	cmd := &cobra.Command{
 		Use:   "eval -f SCENARIO.yaml [-f ...] [--out DIR]",
 		Short: "Run scenarios on the real Kueue scheduler and compare the predictors",
@@ -181,9 +181,23 @@ priority class: MAE with 95% intervals, forecast/baseline MAE ratios, P50
 and P90 coverage) and, with --out, writes <name>.md, <name>.json,
 <name>-workloads.csv and PNG plots for each; --summarize DIR then writes
 DIR/summary.md, every scenario and level in one table with the coverage
-pooled over all of them.`,
-		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"`,
-		Args:    cobra.NoArgs,
+pooled over all of them.
+
+With --cluster, each scenario runs instead on a local cluster of its own
+(kube-apiserver, etcd, kube-controller-manager, kube-scheduler, KWOK nodes;
+the manager is the image's /manager deployed from the rendered manifests, as
+make cluster runs it; KUBEBUILDER_ASSETS, KWOK, KUEUE_MANIFESTS and
+KUEUE_IMAGE_LAYOUT say where they are). Every arrival is a batch/v1 Job in its
+replica's LocalQueue: Kueue's job integration suspends and admits it, the Job
+controller creates its pod, kube-scheduler binds it to a KWOK node and KWOK
+runs it for the sampled service time. The harness only submits and watches.
+The scores are the manager's own ledger, read from its metrics endpoint at the
+end (one row per ClusterQueue, as kueue-waittime score prints them; every
+workload counts, no warm-up cut); --out writes <name>-cluster.md and
+<name>-cluster.json. DRA scenarios are refused.`,
+		Example: `  make eval EVAL_ARGS="-f test/eval/table2.yaml --out _output/eval"
+  make eval-cluster   # eval --cluster -f test/eval/cluster.yaml --out _output/eval-cluster`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if summarize != "" {
 				if len(files) > 0 {
@@ -208,6 +222,15 @@ pooled over all of them.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if onCluster {
+				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("parallel") {
+					return cli.Usagef("--replica, --refresh and --parallel go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, one manager runs, and the replicas run as the scenario's parallel says")
+				}
+				return runClusterEval(ctx, cmd, specs, clusterDir, outDir, poll)
+			}
+			if cmd.Flags().Changed("cluster-dir") {
+				return cli.FlagError("cluster-dir", "goes with --cluster")
+			}
 			for _, spec := range specs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", spec.Name)
 				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings(), "", replica)
@@ -242,8 +265,55 @@ pooled over all of them.`,
 	cmd.Flags().DurationVar(&refresh, "refresh", 100*time.Millisecond, "the estimator's refresh period (the production default 1s, scaled like the scenarios' service times)")
 	cmd.Flags().StringVar(&summarize, "summarize", "", "instead of running: summarize the per-workload CSVs of an earlier --out directory into DIR/summary.md")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "how many (level, seed) replicas of a scenario run at once as independent ClusterQueues (0: all)")
+	cmd.Flags().BoolVar(&onCluster, "cluster", false, "run on a local cluster (KWOK nodes, the manager deployed from the manifests) with every arrival a batch/v1 Job, scored from the manager's metrics")
+	cmd.Flags().StringVar(&clusterDir, "cluster-dir", "_output/eval-cluster", "with --cluster: directory of each scenario's cluster state and logs (DIR/<scenario>, emptied first)")
 	cmd.Flags().BoolVar(&replica, "replica", false, "also run a second estimator as a manager replica that does not schedule, and report how the P50s it publishes agree with the scheduling one's")
 	return cmd
+}
+
+// runClusterEval runs each scenario on its own local cluster (eval
+// --cluster): its arrivals as Jobs, scored from the manager's metrics.
+// It prints each scenario's summary and the score table, and with outDir
+// writes <name>-cluster.md and <name>-cluster.json.
+func runClusterEval(ctx context.Context, cmd *cobra.Command, specs []*Spec, clusterDir, outDir string, poll time.Duration) error {
+	for _, spec := range specs {
+		errOut := cmd.ErrOrStderr()
+		fmt.Fprintf(errOut, "%s: ", spec.Name)
+		c, manager, token, err := startClusterKueue(ctx, filepath.Join(clusterDir, sanitize(spec.Name)), errOut)
+		if err != nil {
+			return fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		h := &clusterHarness{cluster: c, metricsURL: manager.MetricsURL(), metricsToken: token, pollInterval: poll, progress: errOut}
+		report, err := h.run(ctx, spec)
+		if stopErr := c.Stop(); err == nil {
+			err = stopErr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		if err := report.WriteMarkdown(cmd.OutOrStdout()); err != nil {
+			return err
+		}
+		if outDir == "" {
+			continue
+		}
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			return err
+		}
+		for name, write := range map[string]func(io.Writer) error{
+			spec.Name + "-cluster.md":   report.WriteMarkdown,
+			spec.Name + "-cluster.json": func(w io.Writer) error { return cli.WriteJSON(w, report) },
+		} {
+			f, err := os.Create(filepath.Join(outDir, name))
+			if err != nil {
+				return err
+			}
+			if err := errors.Join(write(f), f.Close()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // quietKlog keeps the in-process kube components' klog lines off the
@@ -287,21 +357,36 @@ func NewDemoCommand() *cobra.Command {
 	var utilization float64
 	var meanService time.Duration
 	var seed uint64
-	var kubeconfigOut string
-	var metricsAddress string
-	var hold bool
+	var inProcess, hold bool
+	var dir, kubeconfigOut, metricsAddress, summaryJSON string
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Stream workloads through a local Kueue and watch their wait-time estimates live",
-		Long: `demo starts a local control plane (kube-apiserver and etcd) and the patched
-Kueue with the WaitTimeEstimation gate on, creates a ClusterQueue with 2 CPU
-and a LocalQueue, streams Poisson arrivals of 500m-CPU workloads (and one that
-asks for 20 CPU, which is Unfeasible), finishes each after its service time,
-and redraws a table of the pending workloads — position, admissibility, ETA
-P50/P90 — from the visibility API. It ends with predicted versus actual
-waits. Ctrl-C stops everything cleanly.`,
+		Short: "Stream Jobs through Kueue on a local cluster and watch their wait-time estimates live",
+		Long: `demo starts a local cluster — kube-apiserver and etcd, kube-controller-manager,
+kube-scheduler and KWOK nodes — and deploys the patched Kueue from its rendered
+manifests (the image's /manager, WaitTimeEstimation on), as make cluster does.
+It creates a ClusterQueue with 2 CPU and a LocalQueue and submits Poisson
+arrivals of batch/v1 Jobs of one 500m-CPU pod through it (the third Job asks
+for 20 CPU, more than the ClusterQueue can ever hold: it is Unfeasible).
+Kueue suspends and admits them, the Job controller creates their pods,
+kube-scheduler binds them to KWOK nodes, and KWOK runs each pod for its Job's
+service time, then it Succeeds. Meanwhile demo redraws the pending workloads
+— position, admissibility, ETA P50/P90, reason — as the visibility API serves
+them (into a file or pipe: a plain line every 5 seconds). It ends with what
+the Jobs did and predicted versus actual waits, scored by the manager's own
+prediction ledger, read from its metrics endpoint as
+` + "`kueue-waittime score --url`" + ` reads it.
+
+With --in-process, demo instead runs the patched Kueue inside this process on
+kube-apiserver and etcd only, creates Workload objects directly and finishes
+them itself (no Jobs, pods or nodes), and scores from the ledger in process.
+
+The cluster needs the binaries and files make demo builds: KUBEBUILDER_ASSETS,
+KWOK, KUEUE_MANIFESTS and KUEUE_IMAGE_LAYOUT say where they are. Ctrl-C stops
+everything cleanly.`,
 		Example: `  make demo
-  kueue-waittime demo --workloads 60 --utilization 0.9 --mean-service 3s`,
+  make demo DEMO_ARGS="--workloads 12 --mean-service 5s"
+  kueue-waittime demo --in-process --workloads 60 --utilization 0.9 --mean-service 3s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if workloads < 2 {
@@ -312,6 +397,16 @@ waits. Ctrl-C stops everything cleanly.`,
 			}
 			if meanService <= 0 {
 				return cli.FlagError("mean-service", "must be > 0, got %v", meanService)
+			}
+			set := cmd.Flags().Changed
+			if inProcess && set("dir") {
+				return cli.FlagError("dir", "is where the cluster keeps its state: not with --in-process")
+			}
+			if inProcess && set("summary-json") {
+				return cli.FlagError("summary-json", "describes a run on the cluster: not with --in-process")
+			}
+			if !inProcess && (set("kubeconfig-out") || set("metrics-address")) {
+				return cli.Usagef("--kubeconfig-out and --metrics-address go with --in-process; the cluster's kubeconfig is DIR/kubeconfig")
 			}
 			sc := &Scenario{
 				Name:         "demo",
@@ -328,68 +423,136 @@ waits. Ctrl-C stops everything cleanly.`,
 			}
 			spec := SpecFromScenario(sc)
 			spec.Seeds, spec.Warmup = new(1), new(0.0)
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if metricsAddress == "auto" {
-				addr, err := freeLocalAddress()
-				if err != nil {
-					return err
-				}
-				metricsAddress = addr
-			}
-			fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-			k, err := startKueue(ctx, 250*time.Millisecond, meanService, nil, metricsAddress, false)
-			if err != nil {
-				return err
-			}
-			defer func() {
-				fmt.Fprintln(cmd.ErrOrStderr(), "stopping Kueue and the control plane…")
-				_ = k.cp.Stop()
-			}()
-			if kubeconfigOut != "" {
-				if err := writeKubeconfig(k.cp.Kubeconfig, kubeconfigOut); err != nil {
-					return err
-				}
-				defer os.Remove(kubeconfigOut)
-			}
-			tryIt := demoCommands(kubeconfigOut, k.metricsURL)
-			fmt.Fprint(cmd.ErrOrStderr(), tryIt)
-			h := k.harness()
-			h.PollInterval, h.Live, h.Namespace = 500*time.Millisecond, cmd.OutOrStdout(), demoNamespace
-			h.KeepObjects = hold
 			// The demo promises one Unfeasible workload: the third asks
 			// for 20 CPU of a 2-CPU ClusterQueue.
-			h.adjustPlan = func(p *Plan) {
+			unfeasible := func(p *Plan) {
 				makeUnfeasible(p, min(2, len(p.Arrivals)-1), map[string]string{"cpu": "20", "memory": "64Mi"})
 			}
-			report, err := h.Run(ctx, spec)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if inProcess {
+				return runInProcessDemo(ctx, cmd, spec, unfeasible, kubeconfigOut, metricsAddress, hold)
 			}
-			fmt.Fprintln(cmd.OutOrStdout())
-			if err := report.WriteSummary(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			if hold {
-				fmt.Fprint(cmd.ErrOrStderr(), "\nThe control plane keeps running until Ctrl-C.\n"+tryIt)
-				<-ctx.Done()
-			}
-			return nil
+			return runClusterDemo(ctx, cmd, spec, unfeasible, dir, summaryJSON, hold)
 		},
 	}
+	cmd.Flags().BoolVar(&inProcess, "in-process", false, "run Kueue in this process on kube-apiserver and etcd only, with Workload objects instead of Jobs (no pods, nodes or manifests)")
+	cmd.Flags().StringVar(&dir, "dir", "_output/demo", "directory of the cluster's kubeconfig, metrics token, configuration and logs (emptied first)")
+	cmd.Flags().StringVar(&summaryJSON, "summary-json", "", "also write the closing summary as JSON to this file")
 	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "_output/demo/kubeconfig",
-		"where to write an administrator's kubeconfig of the demo control plane while it runs (empty: nowhere)")
-	cmd.Flags().BoolVar(&hold, "hold", false, "keep the control plane running after the summary, until Ctrl-C")
+		"with --in-process: where to write an administrator's kubeconfig of the control plane while it runs (empty: nowhere)")
+	cmd.Flags().BoolVar(&hold, "hold", false, "keep the cluster (or control plane) running after the summary, until Ctrl-C")
 	cmd.Flags().StringVar(&metricsAddress, "metrics-address", "auto",
-		"host:port where the manager serves its metrics over HTTP, for `kueue-waittime score --url` (auto: a free port on 127.0.0.1; empty: none)")
-	cmd.Flags().IntVar(&workloads, "workloads", 40, "how many workloads to submit")
-	cmd.Flags().Float64Var(&utilization, "utilization", 0.85, "target utilization ρ of the ClusterQueue")
-	cmd.Flags().DurationVar(&meanService, "mean-service", 3*time.Second, "mean service time of the workloads")
+		"with --in-process: host:port where the manager serves its metrics over HTTP, for `kueue-waittime score --url` (auto: a free port on 127.0.0.1; empty: none)")
+	cmd.Flags().IntVar(&workloads, "workloads", 30, "how many Jobs (workloads) to submit, the third of them Unfeasible")
+	cmd.Flags().Float64Var(&utilization, "utilization", 0.8, "target utilization ρ of the ClusterQueue")
+	cmd.Flags().DurationVar(&meanService, "mean-service", 8*time.Second, "mean service time (a pod's run time on its KWOK node)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed of arrivals and service times")
 	return cmd
+}
+
+// runClusterDemo is the demo on a local cluster: Jobs, pods, KWOK nodes
+// and the manager deployed from the manifests.
+func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjust func(*Plan), dir, summaryJSON string, hold bool) error {
+	errOut := cmd.ErrOrStderr()
+	c, manager, token, err := startClusterKueue(ctx, dir, errOut)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(errOut, "stopping Kueue and the cluster…")
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(errOut, "stopping the cluster:", err)
+		}
+	}()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	tokenFile := filepath.Join(dir, "metrics-token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		return err
+	}
+	tryIt := clusterDemoCommands(kubeconfig, manager.MetricsURL(), tokenFile, manager.Log)
+	fmt.Fprint(errOut, tryIt)
+	h := &clusterHarness{
+		cluster: c, metricsURL: manager.MetricsURL(), metricsToken: token,
+		pollInterval: 500 * time.Millisecond, live: cmd.OutOrStdout(), namespace: demoNamespace, adjustPlan: adjust,
+	}
+	report, err := h.run(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout())
+	if err := report.WriteSummary(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	if summaryJSON != "" {
+		f, err := os.Create(summaryJSON)
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(cli.WriteJSON(f, report), f.Close()); err != nil {
+			return err
+		}
+	}
+	if hold {
+		fmt.Fprint(errOut, "\nThe cluster keeps running until Ctrl-C.\n"+tryIt)
+		<-ctx.Done()
+	}
+	return nil
+}
+
+// runInProcessDemo is the demo with Kueue in this process and Workload
+// objects (demo --in-process).
+func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjust func(*Plan), kubeconfigOut, metricsAddress string, hold bool) error {
+	if metricsAddress == "auto" {
+		addr, err := freeLocalAddress()
+		if err != nil {
+			return err
+		}
+		metricsAddress = addr
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
+	k, err := startKueue(ctx, 250*time.Millisecond, spec.priorMeanService(), nil, metricsAddress, false)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "stopping Kueue and the control plane…")
+		_ = k.cp.Stop()
+	}()
+	if kubeconfigOut != "" {
+		if err := writeKubeconfig(k.cp.Kubeconfig, kubeconfigOut); err != nil {
+			return err
+		}
+		defer os.Remove(kubeconfigOut)
+	}
+	tryIt := demoCommands(kubeconfigOut, k.metricsURL)
+	fmt.Fprint(cmd.ErrOrStderr(), tryIt)
+	h := k.harness()
+	h.PollInterval, h.Live, h.Namespace = 500*time.Millisecond, cmd.OutOrStdout(), demoNamespace
+	h.KeepObjects = hold
+	h.adjustPlan = adjust
+	report, err := h.Run(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout())
+	if err := report.WriteSummary(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	if hold {
+		fmt.Fprint(cmd.ErrOrStderr(), "\nThe control plane keeps running until Ctrl-C.\n"+tryIt)
+		<-ctx.Done()
+	}
+	return nil
 }
 
 // demoNamespace holds the demo's LocalQueue "eval" (its ClusterQueue is
@@ -412,6 +575,19 @@ func demoCommands(kubeconfig, metricsURL string) string {
 `, metricsURL)
 	}
 	return b.String()
+}
+
+// clusterDemoCommands tells how to watch the demo's cluster as a user and an
+// operator would.
+func clusterDemoCommands(kubeconfig, metricsURL, tokenFile, managerLog string) string {
+	return fmt.Sprintf(`While the demo runs, watch it as a user would (in another terminal; make kubectl builds kubectl):
+  KUBECONFIG=%[1]s bin/k8s/1.36.0/kubectl get jobs,pods -n %[2]s -o wide
+  KUBECONFIG=%[1]s bin/kueuectl list workload -n %[2]s
+  KUBECONFIG=%[1]s bin/k8s/1.36.0/kubectl get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/%[2]s/localqueues/eval/pendingworkloads
+The manager's metrics, scored as an operator would (the summary reads the same endpoint):
+  bin/kueue-waittime score --url %[3]s --insecure-skip-tls-verify --token-file %[4]s
+The manager's log: %[5]s
+`, kubeconfig, demoNamespace, metricsURL, tokenFile, managerLog)
 }
 
 // writeKubeconfig copies the control plane's administrator kubeconfig to dst

@@ -111,6 +111,11 @@ type workloadRun struct {
 	finished   bool
 	// label is the admissibility the estimator first published for it.
 	label string
+	// On the cluster (clusterHarness): estimated says the visibility API
+	// served a wait (a P50) for it while it was pending, and reason is why
+	// it is Unfeasible, when it is.
+	estimated bool
+	reason    string
 }
 
 // replicaRun is one (level, seed) replica's observations.
@@ -142,21 +147,9 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	if h.Scores == nil || h.Estimator == nil {
 		return nil, errors.New("eval: the harness has no estimator or score recorder (start Kueue with startKueue)")
 	}
-	var plans []Plan
-	for _, level := range spec.Levels {
-		for seed := range spec.NumSeeds() {
-			p, err := spec.Plan(level, seed)
-			if err != nil {
-				return nil, fmt.Errorf("level %v seed %d: %w", level, seed, err)
-			}
-			if h.adjustPlan != nil {
-				h.adjustPlan(&p)
-			}
-			plans = append(plans, p)
-		}
-	}
-	if h.Namespace != "" && len(plans) != 1 {
-		return nil, fmt.Errorf("eval: a fixed namespace takes a scenario of one level and one seed, not %d replicas", len(plans))
+	plans, err := replicaPlans(spec, h.adjustPlan, h.Namespace)
+	if err != nil {
+		return nil, err
 	}
 	if err := h.createShared(ctx, spec); err != nil {
 		return nil, err
@@ -192,6 +185,29 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	report.WallTime = wall.Round(time.Second).String()
 	report.SchedulingCyclesPerSecond = (admissionAttempts() - attempts) / wall.Seconds()
 	return report, nil
+}
+
+// replicaPlans draws the plan of every level × seed replica of a scenario,
+// each changed by adjust when it is set. A fixed namespace takes a single
+// replica.
+func replicaPlans(spec *Spec, adjust func(*Plan), namespace string) ([]Plan, error) {
+	var plans []Plan
+	for _, level := range spec.Levels {
+		for seed := range spec.NumSeeds() {
+			p, err := spec.Plan(level, seed)
+			if err != nil {
+				return nil, fmt.Errorf("level %v seed %d: %w", level, seed, err)
+			}
+			if adjust != nil {
+				adjust(&p)
+			}
+			plans = append(plans, p)
+		}
+	}
+	if namespace != "" && len(plans) != 1 {
+		return nil, fmt.Errorf("eval: a fixed namespace takes a scenario of one level and one seed, not %d replicas", len(plans))
+	}
+	return plans, nil
 }
 
 // admissionAttempts is Kueue's count of scheduling cycles that tried to

@@ -427,9 +427,12 @@ func TestLoadSpecFiles(t *testing.T) {
 		workloads int
 		// quick: make eval-quick's scenario, one short level.
 		quick bool
+		// cluster: make eval-cluster's, one short level scored whole.
+		cluster bool
 	}{
 		"quick.yaml":          {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
 		"smoke.yaml":          {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
+		"cluster.yaml":        {queues: []queue{{"main", 4, "cpu"}}, workloads: 50, cluster: true},
 		"partition.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table2.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table3.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 150},
@@ -501,6 +504,14 @@ func TestLoadSpecFiles(t *testing.T) {
 				for seed := range s.NumSeeds() {
 					if p, err := s.Plan(s.Levels[0], seed); err != nil || len(s.Levels) != 1 || p.Span > 90 {
 						t.Errorf("quick scenario: %d levels, seed %d spans %.0f s (err %v); want one level within 90 s", len(s.Levels), seed, p.Span, err)
+					}
+				}
+				return
+			}
+			if tc.cluster {
+				for seed := range s.NumSeeds() {
+					if p, err := s.Plan(s.Levels[0], seed); err != nil || len(s.Levels) != 1 || p.Span > 200 || p.Warmup != 0 {
+						t.Errorf("cluster scenario: %d levels, seed %d spans %.0f s with %d warm-up arrivals (err %v); want one level within 200 s, none warm-up", len(s.Levels), seed, p.Span, p.Warmup, err)
 					}
 				}
 				return

@@ -1,0 +1,644 @@
+package eval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
+	"sigs.k8s.io/kueue/pkg/controller/constants"
+
+	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
+	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+)
+
+// clusterHarness runs scenarios on a local cluster (test/cluster) where the
+// patched manager runs as its manifests deploy it. Every arrival is a
+// batch/v1 Job submitted through its LocalQueue: Kueue's job integration
+// suspends it and creates its Workload, Kueue's scheduler admits it, the
+// Job controller creates its pod, kube-scheduler binds the pod to a KWOK
+// node, and KWOK runs it for the arrival's service time
+// (cluster.RunDurationAnnotation) before it Succeeds and Kueue finishes the
+// Workload. The harness only submits and watches: nothing is finished,
+// evicted or requeued by it. The scores are the manager's own prediction
+// ledger, read from its metrics endpoint at the end of the run.
+type clusterHarness struct {
+	cluster *cluster.Cluster
+	// metricsURL and metricsToken reach the manager's metrics endpoint, the
+	// token authorized by the manifests' metrics-reader ClusterRole.
+	metricsURL, metricsToken string
+	// pollInterval is how often the visibility API is read.
+	pollInterval time.Duration
+	// progress receives one line per replica; nil discards.
+	progress io.Writer
+	// live, when set, receives the first ClusterQueue's pending workloads
+	// as the visibility API serves them (see renderLive).
+	live io.Writer
+	// namespace, when set, names the namespace of a single replica.
+	namespace string
+	// adjustPlan, when set, changes each plan before it runs.
+	adjustPlan func(*Plan)
+}
+
+// ClusterReport is what a scenario did on the cluster and how the
+// manager's ledger scored it.
+type ClusterReport struct {
+	Scenario string `json:"scenario"`
+	WallTime string `json:"wallTime"`
+	// MetricsURL is the manager's metrics endpoint the score was read from.
+	MetricsURL string                 `json:"metricsURL"`
+	Replicas   []ClusterReplicaResult `json:"replicas"`
+	// Score is the manager's prediction ledger since it started, as
+	// `kueue-waittime score --url` reads it: one row per ClusterQueue.
+	Score score.Report `json:"score"`
+}
+
+// ClusterReplicaResult is what one (level, seed) replica's Jobs did.
+type ClusterReplicaResult struct {
+	Level     float64 `json:"level"`
+	Seed      int     `json:"seed"`
+	Namespace string  `json:"namespace"`
+	// Jobs were submitted, Unfeasible of them asking for more than their
+	// ClusterQueue can ever hold.
+	Jobs int `json:"jobs"`
+	// JobsCompleted have the Complete condition; PodsSucceeded is their
+	// pods that Succeeded on a KWOK node.
+	JobsCompleted int `json:"jobsCompleted"`
+	PodsSucceeded int `json:"podsSucceededOnKWOKNodes"`
+	// Admissions are the quota reservations the watch saw (more than the
+	// feasible Jobs when some were preempted and admitted again).
+	Admissions int `json:"admissions"`
+	// EstimatesSeen is the Jobs whose pending Workload the visibility API
+	// served a wait estimate (a P50) for at least once.
+	EstimatesSeen int `json:"estimatesSeen"`
+	// ObservedMeanWait is the mean time from a feasible Job's creation to
+	// its Workload's first quota reservation, in seconds.
+	ObservedMeanWait float64 `json:"observedMeanWaitSeconds"`
+	// Unfeasible are the Jobs planned to be Unfeasible, as the cluster
+	// labelled them.
+	Unfeasible []UnfeasibleJob `json:"unfeasible"`
+}
+
+// UnfeasibleJob is a Job that can never be admitted: what the visibility
+// API said of it and why.
+type UnfeasibleJob struct {
+	Job string `json:"job"`
+	// Admissibility is the label the visibility API served for it.
+	Admissibility string `json:"admissibility"`
+	// Reason is the estimate's reason (the Workload's QuotaReserved
+	// condition message when the API gave none).
+	Reason string `json:"reason"`
+}
+
+// startClusterKueue starts a local cluster in dir (emptied first) with the
+// manager deployed from the manifests, and returns a token that may read
+// the manager's metrics: a ServiceAccount bound to the manifests'
+// metrics-reader ClusterRole, as a Prometheus would be.
+func startClusterKueue(ctx context.Context, dir string, progress io.Writer) (*cluster.Cluster, *cluster.Manager, string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	// A previous run's state (certificates, logs) is not reused.
+	if err := os.RemoveAll(abs); err != nil {
+		return nil, nil, "", err
+	}
+	start := time.Now()
+	fmt.Fprintln(progress, "starting kube-apiserver, etcd, kube-controller-manager, kube-scheduler and KWOK nodes…")
+	c, err := cluster.Start(ctx, cluster.Options{Dir: abs})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	fmt.Fprintf(progress, "nodes Ready after %s; deploying Kueue from the manifests (the image's /manager, WaitTimeEstimation on)…\n", time.Since(start).Round(time.Second))
+	managers, err := c.DeployKueue(ctx, cluster.KueueOptions{})
+	if err != nil {
+		return nil, nil, "", errors.Join(err, c.Stop())
+	}
+	const scorer, metricsReaderRole = "kueue-waittime-scorer", "kueue-metrics-reader"
+	for _, o := range []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: scorer, Namespace: "kueue-system"}},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: scorer},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scorer, Namespace: "kueue-system"}},
+		},
+	} {
+		if err := c.Client.Create(ctx, o); err != nil {
+			return nil, nil, "", errors.Join(fmt.Errorf("creating %T %s: %w", o, o.GetName(), err), c.Stop())
+		}
+	}
+	token, err := c.ServiceAccountToken(ctx, "kueue-system", scorer)
+	if err != nil {
+		return nil, nil, "", errors.Join(err, c.Stop())
+	}
+	fmt.Fprintf(progress, "Kueue ready after %s.\n", time.Since(start).Round(time.Second))
+	return c, managers[0], token, nil
+}
+
+func (h *clusterHarness) progressf(format string, args ...any) {
+	if h.progress != nil {
+		fmt.Fprintf(h.progress, format+"\n", args...)
+	}
+}
+
+// run runs every level × seed replica of a scenario at once (or Parallel
+// at a time), each in its own namespace with its own queues, then scores
+// them from the manager's metrics.
+func (h *clusterHarness) run(ctx context.Context, spec *Spec) (*ClusterReport, error) {
+	if h.pollInterval <= 0 {
+		h.pollInterval = time.Second
+	}
+	plans, err := replicaPlans(spec, h.adjustPlan, h.namespace)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range plans {
+		for _, a := range p.Arrivals {
+			if a.DRA != nil {
+				return nil, fmt.Errorf("eval: scenario %s claims devices through DRA, which the cluster mode does not submit as Jobs", spec.Name)
+			}
+		}
+	}
+	for _, rf := range spec.BuildResourceFlavors() {
+		if err := client.IgnoreAlreadyExists(h.cluster.Client.Create(ctx, rf)); err != nil {
+			return nil, fmt.Errorf("creating ResourceFlavor %s: %w", rf.Name, err)
+		}
+	}
+	start := time.Now()
+	parallel := cmp.Or(spec.Parallel, len(plans))
+	results := make([]ClusterReplicaResult, len(plans))
+	errs := make([]error, len(plans))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rep := Replica{Prefix: cmp.Or(h.namespace, fmt.Sprintf("%s-l%d-s%d", sanitize(spec.Name), p.LevelIndex, p.SeedIndex))}
+			rep.Namespace = rep.Prefix
+			h.progressf("%s: level %.2f seed %d: %d Jobs over %.0fs", spec.Name, p.Level, p.SeedIndex, len(p.Arrivals), p.Span)
+			results[i], errs[i] = h.runReplica(ctx, spec, p, rep)
+			if errs[i] == nil {
+				h.progressf("%s: level %.2f seed %d done", spec.Name, p.Level, p.SeedIndex)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sc, err := score.ScrapeURL(ctx, h.metricsURL, true, h.metricsToken)
+	if err != nil {
+		return nil, fmt.Errorf("scoring from the manager's metrics: %w", err)
+	}
+	return &ClusterReport{
+		Scenario: spec.Name, WallTime: time.Since(start).Round(time.Second).String(),
+		MetricsURL: h.metricsURL, Replicas: results, Score: sc,
+	}, nil
+}
+
+// maxExecMarginSeconds is added to a class's longest service time in its
+// Jobs' maximum execution time: Kueue counts the time from admission, which
+// includes the pod's creation, binding and completion.
+const maxExecMarginSeconds = 5
+
+// serviceLimit is the longest service time a class's workloads can have
+// (the mean of a deterministic law, TruncateAt times the mean of a
+// truncated one), in seconds; false when unbounded.
+func (s *Spec) serviceLimit(queue, class string) (float64, bool) {
+	for _, q := range s.ClusterQueues {
+		if q.Name != queue {
+			continue
+		}
+		for _, c := range q.Classes {
+			if c.Name != class {
+				continue
+			}
+			switch {
+			case c.Service.Distribution == "deterministic":
+				return c.MeanService.Seconds(), true
+			case c.Service.TruncateAt > 0:
+				return c.Service.TruncateAt * c.MeanService.Seconds(), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// buildJob returns the Job of one arrival, as a user writes it: in the
+// replica's LocalQueue (and WorkloadPriorityClass), not suspended (Kueue's
+// webhook suspends it), one pod requesting the arrival's demand that KWOK
+// runs for the arrival's service time. When the class's service time is
+// bounded, the Job declares the bound (plus maxExecMarginSeconds) as its
+// maximum execution time, as a user declares a time limit: without an
+// operator's prior, that is what the estimator's a-priori waits start from
+// until the ClusterQueue has seen enough completions.
+func (s *Spec) buildJob(r Replica, a Arrival) (*batchv1.Job, error) {
+	requests := corev1.ResourceList{}
+	for res, q := range a.Demand {
+		v, err := resource.ParseQuantity(q)
+		if err != nil {
+			return nil, fmt.Errorf("%s: demand %s: %w", a.Name, res, err)
+		}
+		requests[corev1.ResourceName(res)] = v
+	}
+	labels := map[string]string{constants.QueueLabel: r.LocalQueueName(a.Queue)}
+	if a.PriorityClass != "" {
+		labels[constants.WorkloadPriorityClassLabel] = r.PriorityClassName(a.PriorityClass)
+	}
+	if limit, ok := s.serviceLimit(a.Queue, a.Class); ok {
+		labels[constants.MaxExecTimeSecondsLabel] = strconv.Itoa(int(math.Ceil(limit)) + maxExecMarginSeconds)
+	}
+	runFor := time.Duration(a.Service * float64(time.Second)).Round(time.Millisecond)
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: a.Name, Namespace: r.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			BackoffLimit: new(int32(0)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{cluster.RunDurationAnnotation: runFor.String()}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{
+						Name: "main", Image: "registry.k8s.io/pause:3.10",
+						Resources: corev1.ResourceRequirements{Requests: requests},
+					}},
+				},
+			},
+		},
+	}, nil
+}
+
+// jobOf is the name of the Job that owns a Workload, "" for none.
+func jobOf(owners []metav1.OwnerReference) string {
+	for _, o := range owners {
+		if o.Kind == "Job" {
+			return o.Name
+		}
+	}
+	return ""
+}
+
+// runReplica runs one replica's Jobs in its own namespace and queues, and
+// returns what they did. Its objects stay: deleting a ClusterQueue would
+// clear the manager's metrics of it, which are read after every replica.
+func (h *clusterHarness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Replica) (ClusterReplicaResult, error) {
+	res := ClusterReplicaResult{Level: plan.Level, Seed: plan.SeedIndex, Namespace: rep.Namespace, Jobs: len(plan.Arrivals)}
+	if err := rep.Validate(spec); err != nil {
+		return res, err
+	}
+	cl := h.cluster.Client
+	var objects []client.Object
+	objects = append(objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: rep.Namespace}})
+	for _, o := range spec.BuildPriorityClasses(rep) {
+		objects = append(objects, o)
+	}
+	for _, o := range spec.BuildClusterQueues(rep) {
+		objects = append(objects, o)
+	}
+	for _, o := range spec.BuildLocalQueues(rep) {
+		objects = append(objects, o)
+	}
+	for _, o := range objects {
+		if err := cl.Create(ctx, o); err != nil {
+			return res, fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+		}
+	}
+	vis, err := kueueclientset.NewForConfig(h.cluster.Config)
+	if err != nil {
+		return res, err
+	}
+
+	var mu sync.Mutex
+	// locked runs f under mu, released however f returns.
+	locked := func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
+	runs := make([]*workloadRun, 0, len(plan.Arrivals))
+	byJob := make(map[string]*workloadRun, len(plan.Arrivals))
+	remaining := 0
+	for _, a := range plan.Arrivals {
+		r := &workloadRun{arrival: a}
+		runs = append(runs, r)
+		byJob[a.Name] = r
+		if !a.Unfeasible {
+			remaining++
+		}
+	}
+	done := make(chan struct{})
+	replicaCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var replicaErr error
+	fail := func(err error) {
+		if replicaErr == nil && replicaCtx.Err() == nil {
+			replicaErr = err
+		}
+	}
+	// observe applies a Workload's state to its Job's run; the caller
+	// holds mu.
+	observe := func(wl *kueue.Workload, now time.Time) {
+		r := byJob[jobOf(wl.OwnerReferences)]
+		if r == nil || r.finished {
+			return
+		}
+		if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished); c != nil && c.Status == metav1.ConditionTrue {
+			if c.Reason != kueue.WorkloadFinishedReasonSucceeded {
+				fail(fmt.Errorf("Job %s/%s finished %s: %s", rep.Namespace, r.arrival.Name, c.Reason, c.Message))
+			}
+			r.finished, r.admitted = true, false
+			if remaining--; remaining == 0 {
+				close(done)
+			}
+			return
+		}
+		reserved := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+		switch {
+		case reserved != nil && reserved.Status == metav1.ConditionTrue:
+			if !r.admitted {
+				r.admitted = true
+				r.admissions = append(r.admissions, now)
+			}
+		default:
+			r.admitted = false
+			if reserved != nil && strings.Contains(reserved.Message, "Unfeasible") && r.reason == "" {
+				r.reason = reserved.Message
+			}
+		}
+	}
+	// Admissions and completions, from a watch of the namespace's
+	// Workloads, set up again (after a fresh List) if the server ends it.
+	watcher, err := client.NewWithWatch(h.cluster.Config, client.Options{Scheme: h.cluster.Scheme})
+	if err != nil {
+		return res, err
+	}
+	watchReady := make(chan error, 1)
+	go func() {
+		first := true
+		for replicaCtx.Err() == nil {
+			var list kueue.WorkloadList
+			err := cl.List(replicaCtx, &list, client.InNamespace(rep.Namespace))
+			var w watch.Interface
+			if err == nil {
+				w, err = watcher.Watch(replicaCtx, &kueue.WorkloadList{}, &client.ListOptions{Namespace: rep.Namespace, Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+			}
+			if first {
+				watchReady <- err
+				first = false
+			}
+			if err != nil {
+				if replicaCtx.Err() == nil {
+					time.Sleep(time.Second)
+				}
+				continue
+			}
+			now := time.Now()
+			locked(func() {
+				for i := range list.Items {
+					observe(&list.Items[i], now)
+				}
+			})
+			for ev := range w.ResultChan() {
+				if wl, ok := ev.Object.(*kueue.Workload); ok && (ev.Type == watch.Added || ev.Type == watch.Modified) {
+					now := time.Now()
+					locked(func() { observe(wl, now) })
+				}
+			}
+			w.Stop()
+		}
+	}()
+	if err := <-watchReady; err != nil {
+		return res, fmt.Errorf("watching the Workloads of %s: %w", rep.Namespace, err)
+	}
+
+	// The visibility API, read as a user would: which Jobs were given an
+	// estimate, the Unfeasible ones' reasons, and the live table.
+	go func() {
+		t := time.NewTicker(h.pollInterval)
+		defer t.Stop()
+		var lastDrawn time.Time
+		for {
+			select {
+			case <-replicaCtx.Done():
+				return
+			case <-t.C:
+			}
+			for qi, q := range plan.Queues {
+				cq := rep.ClusterQueueName(q.Name)
+				summary, err := vis.VisibilityV1beta2().ClusterQueues().GetPendingWorkloadsSummary(replicaCtx, cq, metav1.GetOptions{})
+				if err != nil {
+					continue
+				}
+				now := time.Now()
+				locked(func() {
+					for i := range summary.Items {
+						item := &summary.Items[i]
+						r, est := byJob[jobOf(item.OwnerReferences)], item.WaitTimeEstimate
+						if r == nil || est == nil {
+							continue
+						}
+						if r.label == "" {
+							r.label = string(est.Admissibility)
+						}
+						if est.P50WaitMilliseconds != nil {
+							r.estimated = true
+						}
+						if est.Admissibility == visibility.AdmissibilityUnfeasible && est.Reason != "" {
+							r.reason = est.Reason
+						}
+					}
+					if qi == 0 && h.live != nil && (isTerminal(h.live) || now.Sub(lastDrawn) >= 5*time.Second) {
+						renderLive(h.live, cq, summary, runs, now)
+						lastDrawn = now
+					}
+				})
+			}
+		}
+	}()
+
+	begin := time.Now()
+	for _, a := range plan.Arrivals {
+		due := begin.Add(time.Duration(a.Offset * float64(time.Second)))
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(time.Until(due)):
+		}
+		job, err := spec.buildJob(rep, a)
+		if err != nil {
+			return res, err
+		}
+		locked(func() { byJob[a.Name].created = time.Now() })
+		if err := cl.Create(ctx, job); err != nil {
+			return res, fmt.Errorf("creating Job %s/%s: %w", rep.Namespace, a.Name, err)
+		}
+	}
+	// The last arrival plus five minutes to drain: Jobs still unfinished
+	// then are stuck, not slow.
+	timeout := time.Until(begin.Add(time.Duration(plan.Span*float64(time.Second)))) + 5*time.Minute
+	var waiting bool
+	locked(func() { waiting = remaining > 0 })
+	if waiting {
+		select {
+		case <-done:
+		case <-time.After(timeout):
+			mu.Lock()
+			defer mu.Unlock()
+			var stuck []string
+			for _, r := range runs {
+				if !r.arrival.Unfeasible && !r.finished && len(stuck) < 5 {
+					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.arrival.Name, len(r.admissions), r.admitted))
+				}
+			}
+			return res, fmt.Errorf("replica %s: %d Jobs still unfinished five minutes after the last arrival, e.g. %s (the cluster's logs are in %s)",
+				rep.Prefix, remaining, strings.Join(stuck, ", "), filepath.Join(h.cluster.Dir, "logs"))
+		case <-ctx.Done():
+			return res, ctx.Err()
+		}
+	}
+	// The Unfeasible Jobs stay pending: give the estimator a few refreshes
+	// to have labelled them, if it has not yet.
+	unlabelled := func() bool {
+		n := false
+		locked(func() {
+			for _, r := range runs {
+				n = n || r.arrival.Unfeasible && r.reason == ""
+			}
+		})
+		return n
+	}
+	for wait := time.Now().Add(30 * time.Second); unlabelled() && time.Now().Before(wait); {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(h.pollInterval):
+		}
+	}
+	cancel()
+	if err := h.countCompletions(ctx, rep.Namespace, &res); err != nil {
+		return res, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if replicaErr != nil {
+		return res, replicaErr
+	}
+	var waits []float64
+	for _, r := range runs {
+		res.Admissions += len(r.admissions)
+		if r.estimated {
+			res.EstimatesSeen++
+		}
+		if r.arrival.Unfeasible {
+			res.Unfeasible = append(res.Unfeasible, UnfeasibleJob{Job: r.arrival.Name, Admissibility: r.label, Reason: r.reason})
+			continue
+		}
+		if len(r.admissions) > 0 {
+			waits = append(waits, r.admissions[0].Sub(r.created).Seconds())
+		}
+	}
+	if len(waits) > 0 {
+		var sum float64
+		for _, w := range waits {
+			sum += w
+		}
+		res.ObservedMeanWait = sum / float64(len(waits))
+	}
+	return res, nil
+}
+
+// countCompletions counts the namespace's complete Jobs and their pods
+// that Succeeded on a KWOK node.
+func (h *clusterHarness) countCompletions(ctx context.Context, namespace string, res *ClusterReplicaResult) error {
+	var jobs batchv1.JobList
+	if err := h.cluster.Client.List(ctx, &jobs, client.InNamespace(namespace)); err != nil {
+		return err
+	}
+	for _, j := range jobs.Items {
+		if slices.ContainsFunc(j.Status.Conditions, func(c batchv1.JobCondition) bool {
+			return c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue
+		}) {
+			res.JobsCompleted++
+		}
+	}
+	var pods corev1.PodList
+	if err := h.cluster.Client.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
+		return err
+	}
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodSucceeded && strings.HasPrefix(p.Spec.NodeName, "kwok-") {
+			res.PodsSucceeded++
+		}
+	}
+	return nil
+}
+
+// WriteSummary writes what the Jobs did and the manager's scores, for
+// people (the demo's closing screen and eval --cluster's report).
+func (r *ClusterReport) WriteSummary(w io.Writer) error {
+	for _, rr := range r.Replicas {
+		fmt.Fprintf(w, "Summary (%s, level %.2f, seed %d): %d Jobs submitted through LocalQueues, %d completed, %d pods Succeeded on KWOK nodes, %d quota reservations.\n",
+			rr.Namespace, rr.Level, rr.Seed, rr.Jobs, rr.JobsCompleted, rr.PodsSucceeded, rr.Admissions)
+		fmt.Fprintf(w, "Observed mean wait (Job created → quota reserved) %.1fs; the visibility API served a wait estimate for %d of the Jobs while they were pending.\n",
+			rr.ObservedMeanWait, rr.EstimatesSeen)
+		for _, u := range rr.Unfeasible {
+			fmt.Fprintf(w, "Unfeasible Job %s: %s — %s\n", u.Job, cmp.Or(u.Admissibility, "no estimate seen"), cmp.Or(u.Reason, "no reason seen"))
+		}
+	}
+	p := r.Score.Pooled
+	fmt.Fprintf(w, "Scored by the manager's prediction ledger (its metrics, %s): %d workloads scored at admission (%d admitted before any estimate).\n",
+		r.MetricsURL, p.Scored, p.AdmittedBeforeEstimate)
+	if p.Scored > 0 {
+		mae := func(name string) string {
+			if pr, ok := p.Predictors[name]; ok && pr.MAE != nil {
+				return fmt.Sprintf("%.2fs (n=%d)", *pr.MAE, pr.N)
+			}
+			return "—"
+		}
+		cov := func(c score.Coverage) string {
+			if c.Coverage == nil {
+				return "—"
+			}
+			return fmt.Sprintf("%.2f [%.2f, %.2f] of %d", *c.Coverage, c.CI95[0], c.CI95[1], c.Predictions)
+		}
+		fmt.Fprintf(w, "Mean absolute error of the wait that remained from each workload's first estimate: forecast %s, EMA %s, paper's Erlang-C %s, Whitt %s. P50 coverage %s, P90 coverage %s.\n",
+			mae("forecast"), mae("ema"), mae("paper"), mae("whitt"), cov(p.P50), cov(p.P90))
+	}
+	return nil
+}
+
+// WriteMarkdown writes the scenario's summary and the manager's score
+// table (eval --cluster).
+func (r *ClusterReport) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "## %s on the cluster (Jobs through Kueue's job integration, KWOK nodes), wall time %s\n\n", r.Scenario, r.WallTime)
+	if err := r.WriteSummary(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\n```")
+	if err := score.WriteTable(w, r.Score); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "```")
+	return err
+}
