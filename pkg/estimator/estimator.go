@@ -507,6 +507,10 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		AdmissionLatencySeconds: finiteNonNegative(view.admissionLatency),
 		Running:                 make([]forecast.Running, 0, len(cqs.Workloads)),
 		Pending:                 make([]forecast.Pending, 0, len(pending)),
+		WithinClusterQueue:      preemptionOf(in.spec.withinClusterQueue),
+		// Kueue's job integrations stop an evicted job's pods: a preempted
+		// workload starts over when readmitted.
+		PreemptedRestart: true,
 	}
 	classes := make(map[string]*capacity.Class)
 	addClass := func(w capacity.Workload) {
@@ -521,8 +525,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	var maxExecCount int
 	shapes := make(arrivalShapes)
 	for _, info := range cqs.Workloads {
-		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj)}
-		shapes.addRunning(priorityOf(info.Obj), r)
+		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
+		shapes.addRunning(r.Priority, r)
 		at, ok := admitted[workload.Key(info.Obj)]
 		if !ok {
 			at, ok = admissionTime(info.Obj)

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
@@ -657,6 +658,56 @@ func TestQueueModelNamesTheOrderingItDoesNotModel(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("unmodelled ordering (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWithinClusterQueuePreemptionReachesTheRoll: a high-priority workload
+// facing a ClusterQueue full of low-priority work is forecast to be
+// admitted at once (no admission latency measured yet) when the spec's
+// withinClusterQueue lets it preempt, and after a completion otherwise.
+func TestWithinClusterQueuePreemptionReachesTheRoll(t *testing.T) {
+	tests := map[string]struct {
+		preemption *kueue.ClusterQueuePreemption
+		want       bool
+	}{
+		"LowerPriority preempts": {
+			preemption: &kueue.ClusterQueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyLowerPriority},
+			want:       true,
+		},
+		"LowerOrNewerEqualPriority preempts": {
+			preemption: &kueue.ClusterQueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyLowerOrNewerEqualPriority},
+			want:       true,
+		},
+		"Never waits":         {preemption: &kueue.ClusterQueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyNever}},
+		"no preemption waits": {},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			cq := cpuQueue("cq", "2")
+			cq.Spec.Preemption = tc.preemption
+			objs := envObjects{
+				flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+				cqs:     []*kueue.ClusterQueue{cq},
+				lqs:     []*kueue.LocalQueue{utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("cq").Obj()},
+			}
+			for i, name := range []string{"r0", "r1", "r2", "r3"} {
+				objs.running = append(objs.running, runningWorkload(name, "cq", "500m", t0.Add(-time.Duration(1+i)*time.Second)))
+			}
+			urgent := pendingWorkload("urgent", "500m", t0.Add(-time.Second))
+			urgent.Spec.Priority = ptr.To[int32](1000)
+			objs.pending = append(objs.pending, urgent)
+			env := newTestEnv(t, objs)
+			e := env.estimator(t, WithPriorMeanService(20*time.Second))
+			e.ClusterQueueEventHandler().OnAdd(cq, true)
+			e.Refresh(env.ctx)
+			est, ok := e.Results().Workload(workload.NewReference("ns", "urgent"))
+			if !ok || !est.HasWait {
+				t.Fatalf("urgent estimate = %+v, want one with a wait", est)
+			}
+			if diff := cmp.Diff(tc.want, est.ExpectedWait == 0); diff != "" {
+				t.Errorf("admitted at once (expected wait %v) (-want,+got):\n%s", est.ExpectedWait, diff)
 			}
 		})
 	}

@@ -78,10 +78,17 @@ func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 type queueSpec struct {
 	strategy       kueue.QueueingStrategy
 	admissionScope bool
+	// withinClusterQueue is spec.preemption.withinClusterQueue ("" when
+	// spec.preemption is unset, which Kueue defaults to Never).
+	withinClusterQueue kueue.PreemptionPolicy
 }
 
 func queueSpecOf(cq *kueue.ClusterQueue) queueSpec {
-	return queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil}
+	spec := queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil}
+	if cq.Spec.Preemption != nil {
+		spec.withinClusterQueue = cq.Spec.Preemption.WithinClusterQueue
+	}
+	return spec
 }
 
 func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec) {
