@@ -2,6 +2,7 @@ package forecast
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -90,6 +91,7 @@ type preemption struct {
 	recs    []runRec
 	back    []waiter
 	heads   []waiter
+	failed  []failure
 	cands   []int32
 	need    []bool
 	count   int
@@ -128,8 +130,21 @@ func newPreemption(s *scene, policy PreemptionPolicy, restart bool) *preemption 
 		max:     4*(len(s.entries)+len(s.running)) + 256,
 		restart: restart,
 	}
+	// Running workloads of equal usage share one option list, so that a
+	// failed walk skips all of them (see stepPreempting).
+	byUsage := make(map[string][]int32)
+	var key []byte
 	for i, r := range s.running {
-		p.runOpts[i] = []int32{r.vec}
+		key = key[:0]
+		for _, x := range s.vec(r.vec) {
+			key = binary.LittleEndian.AppendUint64(key, uint64(x))
+		}
+		opts, ok := byUsage[string(key)]
+		if !ok {
+			opts = []int32{r.vec}
+			byUsage[string(key)] = opts
+		}
+		p.runOpts[i] = opts
 	}
 	return p
 }
@@ -183,6 +198,12 @@ func (ro *roller) complete(ev event) {
 // it preempt (StrictFIFO: only the first one). It reports whether it
 // acted, the entry admitted for the first time (−1 if none) with its
 // admission time, and the number of victims.
+//
+// The heads of the shapes and arrival classes are few and sorted here;
+// back is kept sorted as victims are added, and the two are merged. A
+// workload whose option list and priority already failed (neither fits
+// nor can preempt) in this walk is skipped: one behind it in order has no
+// more candidates to preempt.
 func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, victims int) {
 	p := ro.pre
 	s := ro.s
@@ -208,13 +229,22 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 			})
 		}
 	}
-	for i, w := range p.back {
-		w.src, w.idx = srcBack, int32(i)
-		p.heads = append(p.heads, w)
-	}
 	slices.SortFunc(p.heads, compareWaiters)
-	for k := range p.heads {
-		w := &p.heads[k]
+	p.failed = p.failed[:0]
+	h, b := 0, 0
+	for h < len(p.heads) || b < len(p.back) {
+		var w *waiter
+		if b >= len(p.back) || (h < len(p.heads) && p.heads[h].before(&p.back[b])) {
+			w = &p.heads[h]
+			h++
+		} else {
+			w = &p.back[b]
+			w.src, w.idx = srcBack, int32(b)
+			b++
+		}
+		if p.hasFailed(w) {
+			continue
+		}
 		if v := ro.firstFit(w.opts); v >= 0 {
 			j, at = ro.admitWaiter(w, v, t, ro.latency)
 			return true, j, at, 0
@@ -229,8 +259,37 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 		if ro.policy == StrictFIFO {
 			break
 		}
+		p.failed = append(p.failed, failure{opts: w.opts, prio: w.prio})
 	}
 	return false, -1, 0, 0
+}
+
+// failure is an option list and priority that neither fits nor can
+// preempt at this admission opportunity.
+type failure struct {
+	opts []int32
+	prio int32
+}
+
+func (p *preemption) hasFailed(w *waiter) bool {
+	for _, f := range p.failed {
+		if f.prio == w.prio && len(f.opts) == len(w.opts) && &f.opts[0] == &w.opts[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// requeue inserts a preempted workload into back, which stays in Kueue's
+// order.
+func (p *preemption) requeue(w waiter) {
+	i := len(p.back)
+	p.back = append(p.back, w)
+	for i > 0 && w.before(&p.back[i-1]) {
+		p.back[i] = p.back[i-1]
+		i--
+	}
+	p.back[i] = w
 }
 
 func (ro *roller) entryWaiter(j int, src int8, shape int32) waiter {
@@ -271,9 +330,7 @@ func (ro *roller) admitWaiter(w *waiter, v int32, t, delay float64) (int, float6
 	case srcArrival:
 		ro.arrHead[w.ref]++
 	case srcBack:
-		last := len(p.back) - 1
-		p.back[w.idx] = p.back[last]
-		p.back = p.back[:last]
+		p.back = slices.Delete(p.back, int(w.idx), int(w.idx)+1)
 	}
 	return first, at
 }
@@ -362,7 +419,7 @@ func (ro *roller) preempt(w *waiter, t float64) (int32, int) {
 			if p.restart {
 				service = r.end - r.start
 			}
-			p.back = append(p.back, waiter{
+			p.requeue(waiter{
 				prio: r.prio, tier: r.tier, seq: r.seq, ref: r.ref, opts: r.opts, maxExec: r.maxExec,
 				service: ro.clean(service, 0),
 			})
