@@ -1,7 +1,6 @@
 package forecast
 
 import (
-	"cmp"
 	"encoding/binary"
 	"slices"
 )
@@ -377,14 +376,19 @@ func (ro *roller) preempt(w *waiter, t float64) (int32, int) {
 			}
 		}
 		// Kueue's candidate order: lower priority first, then the most
-		// recently admitted; the record index breaks ties deterministically.
-		slices.SortFunc(p.cands, func(a, b int32) int {
-			ra, rb := &p.recs[a], &p.recs[b]
-			return cmp.Or(cmp.Compare(ra.prio, rb.prio), cmp.Compare(rb.reservedAt, ra.reservedAt), cmp.Compare(b, a))
-		})
+		// recently admitted; the record index breaks ties
+		// deterministically. Victims are few: select them one at a time
+		// rather than sorting every candidate.
 		removed, fits := 0, false
-		for _, c := range p.cands {
-			ro.release(p.recs[c].vec)
+		for removed < len(p.cands) {
+			best := removed
+			for k := removed + 1; k < len(p.cands); k++ {
+				if ro.evictBefore(p.cands[k], p.cands[best]) {
+					best = k
+				}
+			}
+			p.cands[removed], p.cands[best] = p.cands[best], p.cands[removed]
+			ro.release(p.recs[p.cands[removed]].vec)
 			removed++
 			if fits = ro.fits(v); fits {
 				break
@@ -427,6 +431,20 @@ func (ro *roller) preempt(w *waiter, t float64) (int32, int) {
 		return v, n
 	}
 	return -1, 0
+}
+
+// evictBefore reports whether record a comes before record b in Kueue's
+// candidate order: lower priority first, then the most recently admitted,
+// then (for determinism) the later record.
+func (ro *roller) evictBefore(a, b int32) bool {
+	ra, rb := &ro.pre.recs[a], &ro.pre.recs[b]
+	if ra.prio != rb.prio {
+		return ra.prio < rb.prio
+	}
+	if ra.reservedAt != rb.reservedAt {
+		return ra.reservedAt > rb.reservedAt
+	}
+	return a > b
 }
 
 // mayFitAfterPreemption is a quick necessary condition for preempt: vector
