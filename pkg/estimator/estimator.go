@@ -322,6 +322,12 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, a
 		}
 		s.freedAt = time.Time{}
 	}
+	if !s.preemptedAt.IsZero() {
+		if d := now.Sub(s.preemptedAt); d >= 0 {
+			s.preemptionDelay.Observe(d.Seconds())
+		}
+		s.preemptedAt = time.Time{}
+	}
 	score, ok := p.score(key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
@@ -508,6 +514,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		Running:                 make([]forecast.Running, 0, len(cqs.Workloads)),
 		Pending:                 make([]forecast.Pending, 0, len(pending)),
 		WithinClusterQueue:      preemptionOf(in.spec.withinClusterQueue),
+		PreemptionDelaySeconds:  finiteNonNegative(view.preemptionDelay),
 		// Kueue's job integrations stop an evicted job's pods: a preempted
 		// workload starts over when readmitted.
 		PreemptedRestart: true,

@@ -712,3 +712,44 @@ func TestWithinClusterQueuePreemptionReachesTheRoll(t *testing.T) {
 		})
 	}
 }
+
+// TestPreemptionDelayIsMeasuredApart: the delay from a preemption to the
+// next admission feeds the roll's preemption delay, not the admission
+// latency after completions.
+func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+		t.Fatal(err)
+	}
+	e.Refresh(env.ctx) // workloads are pending: a completion frees quota for them
+	h := e.WorkloadEventHandler()
+
+	running := runningWorkload("r9", "cq", "500m", t0.Add(-30*time.Second))
+	done := running.DeepCopy()
+	done.Status.Conditions = append(done.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(t0),
+	})
+	h.OnUpdate(running, done)
+	env.clock.Step(time.Second)
+	e.ObserveAdmission(runningWorkload("a1", "cq", "500m", env.clock.Now()), env.clock.Now())
+
+	env.clock.Step(9 * time.Second)
+	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
+	preempted := victim.DeepCopy()
+	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
+	})
+	h.OnUpdate(victim, preempted)
+	env.clock.Step(3 * time.Second)
+	e.ObserveAdmission(runningWorkload("a2", "cq", "500m", env.clock.Now()), env.clock.Now())
+
+	e.mu.Lock()
+	v := e.perQueue["cq"].view()
+	e.mu.Unlock()
+	type delays struct{ AdmissionLatency, PreemptionDelay float64 }
+	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
+	if diff := cmp.Diff(want, delays{v.admissionLatency, v.preemptionDelay}, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("measured delays in seconds (-want +got):\n%s", diff)
+	}
+}

@@ -208,8 +208,12 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
 			s.preemptions.ObserveAt(evictedAt)
 			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
-		}
-		if s.pending > 0 && s.freedAt.IsZero() {
+			// The next admission is the preemptor's: its delay is measured
+			// apart from the admission latency after completions.
+			if s.preemptedAt.IsZero() {
+				s.preemptedAt = now
+			}
+		} else if s.pending > 0 && s.freedAt.IsZero() {
 			s.freedAt = now
 		}
 	}})

@@ -132,6 +132,11 @@ type Queue struct {
 	// AdmissionLatencySeconds is the fixed delay from "fits" to "admitted"
 	// (quota is held from the decision; service starts at admission).
 	AdmissionLatencySeconds float64
+	// PreemptionDelaySeconds is the fixed delay from a preemption decision
+	// to the preemptor's admission: the victims' eviction, then the
+	// admission. 0 means 2·AdmissionLatencySeconds (an eviction takes about
+	// as long as an admission).
+	PreemptionDelaySeconds float64
 	// Arrivals are optional future arrivals (see [Arrival]).
 	Arrivals []Arrival
 	// WithinClusterQueue is the preemption policy within the ClusterQueue
@@ -335,11 +340,14 @@ func New(opts ...Option) (*Forecaster, error) {
 // reverse order, every candidate but the last whose return leaves the
 // option fitting is kept (the minimal set). The first option for which
 // this succeeds is taken. The victims' quota passes to the preemptor at
-// once; the preemptor is admitted 2·AdmissionLatencySeconds later: one
-// latency for the eviction (Kueue writes the Evicted condition, the job
-// integration stops the job and the quota is released — the same kind of
-// API round trip and controller reaction as the measured delay from a
-// completion to the next admission) and one for the admission itself.
+// once; the preemptor is admitted PreemptionDelaySeconds later — by
+// default 2·AdmissionLatencySeconds: one latency for the eviction (Kueue
+// writes the Evicted condition, the job integration stops the job and the
+// quota is released — the same kind of API round trip and controller
+// reaction as the delay from a completion to the next admission) and one
+// for the admission itself; the victims stop running when the eviction
+// ends, PreemptionDelaySeconds − AdmissionLatencySeconds (at least 0)
+// after the decision.
 // Each victim goes back into the waiting order at its place (priority,
 // then its original queue position; a workload running at the start goes
 // ahead of the pending ones of its priority) with its remaining service
@@ -366,7 +374,8 @@ func New(opts ...Option) (*Forecaster, error) {
 //
 // Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
 // is nil, q.Service.Mean() is not finite and positive, q.Policy or
-// q.WithinClusterQueue is unknown, or CyclePeriodSeconds, AdmissionLatencySeconds or an arrival rate is
+// q.WithinClusterQueue is unknown, or CyclePeriodSeconds,
+// AdmissionLatencySeconds, PreemptionDelaySeconds or an arrival rate is
 // negative, NaN or infinite.
 func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	if err := validate(q, r); err != nil {
@@ -466,6 +475,9 @@ func validate(q Queue, r *rand.Rand) error {
 	}
 	if !nonNegativeFinite(q.AdmissionLatencySeconds) {
 		return fmt.Errorf("%w: admission latency %v s must be finite and >= 0", ErrInvalidQueue, q.AdmissionLatencySeconds)
+	}
+	if !nonNegativeFinite(q.PreemptionDelaySeconds) {
+		return fmt.Errorf("%w: preemption delay %v s must be finite and >= 0", ErrInvalidQueue, q.PreemptionDelaySeconds)
 	}
 	for i, a := range q.Arrivals {
 		if !nonNegativeFinite(a.RatePerSecond) {

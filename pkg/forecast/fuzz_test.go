@@ -154,6 +154,9 @@ func decodeQueue(d *decoder) Queue {
 	// priorities.
 	q.WithinClusterQueue = PreemptionPolicy(d.byte() % 4)
 	q.PreemptedRestart = d.byte()%2 == 1
+	if d.byte()%2 == 0 {
+		q.PreemptionDelaySeconds = d.float()
+	}
 	for i := range q.Running {
 		q.Running[i].Priority = int32(int8(d.byte()))
 	}

@@ -96,12 +96,16 @@ type preemption struct {
 	count   int
 	max     int
 	restart bool
+	// delay is from the decision to the preemptor's admission, evict from
+	// the decision to the end of the victims' eviction.
+	delay, evict float64
 }
 
 // newPreemption returns the preemption state of the scene, or nil when the
 // policy can never preempt anything in it (Never, or LowerPriority with a
 // single priority).
-func newPreemption(s *scene, policy PreemptionPolicy, restart bool) *preemption {
+func newPreemption(s *scene, q *Queue) *preemption {
+	policy := q.WithinClusterQueue
 	if policy == PreemptionNever {
 		return nil
 	}
@@ -127,8 +131,13 @@ func newPreemption(s *scene, policy PreemptionPolicy, restart bool) *preemption 
 		runOpts: make([][]int32, len(s.running)),
 		need:    make([]bool, s.dims),
 		max:     4*(len(s.entries)+len(s.running)) + 256,
-		restart: restart,
+		restart: q.PreemptedRestart,
+		delay:   q.PreemptionDelaySeconds,
 	}
+	if p.delay == 0 {
+		p.delay = 2 * q.AdmissionLatencySeconds
+	}
+	p.evict = max(p.delay-q.AdmissionLatencySeconds, 0)
 	// Running workloads of equal usage share one option list, so that a
 	// failed walk skips all of them (see stepPreempting).
 	byUsage := make(map[string][]int32)
@@ -251,7 +260,7 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 		if p.count < p.max {
 			if v, n := ro.preempt(w, t); v >= 0 {
 				p.count++
-				j, at = ro.admitWaiter(w, v, t, 2*ro.latency)
+				j, at = ro.admitWaiter(w, v, t, p.delay)
 				return true, j, at, n
 			}
 		}
@@ -316,7 +325,7 @@ func (ro *roller) admitWaiter(w *waiter, v int32, t, delay float64) (int, float6
 	ro.push(event{t: end, vec: v, rec: int32(len(p.recs))})
 	p.recs = append(p.recs, runRec{
 		prio: w.prio, level: l, vec: v, tier: w.tier, seq: w.seq, ref: w.ref, opts: w.opts, maxExec: w.maxExec,
-		reservedAt: at - ro.latency, start: at, end: end,
+		reservedAt: t, start: at, end: end,
 	})
 	first := -1
 	switch w.src {
@@ -410,7 +419,7 @@ func (ro *roller) preempt(w *waiter, t float64) (int32, int) {
 			ro.release(p.recs[victims[i]].vec)
 		}
 		n := 0
-		resume := t + ro.latency
+		resume := t + p.evict
 		for _, c := range victims {
 			if c < 0 {
 				continue

@@ -1,7 +1,9 @@
 package forecast
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -38,6 +40,22 @@ func TestPreemptionDeterministic(t *testing.T) {
 				WithinClusterQueue:      PreemptionLowerPriority,
 			},
 			want: []float64{2},
+		},
+		// A measured preemption delay of 5 s replaces twice the latency.
+		// The victim stops when its eviction ends, 5 − 1 = 4 s after the
+		// decision, with 66 s left; the urgent workload runs 5..105, the
+		// victim 106..172, and the batch workload is admitted at 173.
+		"measured preemption delay": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				PreemptionDelaySeconds:  5,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{5, 173},
 		},
 		"never waits for a completion": {
 			queue: Queue{
@@ -312,9 +330,22 @@ func TestPreemptionProperties(t *testing.T) {
 	}
 }
 
-func TestForecastRejectsUnknownPreemptionPolicy(t *testing.T) {
-	q := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: mustDeterministic(t, 1), WithinClusterQueue: PreemptionPolicy(7)}
-	if _, err := mustNew(t).Forecast(q, rand.New(rand.NewPCG(1, 2))); err == nil {
-		t.Fatal("want an error for an unknown preemption policy")
+func TestForecastRejectsBadPreemption(t *testing.T) {
+	base := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: mustDeterministic(t, 1)}
+	cases := map[string]func(*Queue){
+		"unknown policy":     func(q *Queue) { q.WithinClusterQueue = PreemptionPolicy(7) },
+		"negative delay":     func(q *Queue) { q.PreemptionDelaySeconds = -1 },
+		"infinite delay":     func(q *Queue) { q.PreemptionDelaySeconds = math.Inf(1) },
+		"not-a-number delay": func(q *Queue) { q.PreemptionDelaySeconds = math.NaN() },
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := base
+			mutate(&q)
+			_, err := mustNew(t).Forecast(q, rand.New(rand.NewPCG(1, 2)))
+			if !errors.Is(err, ErrInvalidQueue) {
+				t.Fatalf("Forecast error = %v, want one wrapping ErrInvalidQueue", err)
+			}
+		})
 	}
 }

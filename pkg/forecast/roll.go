@@ -100,7 +100,7 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 	for id := range nvec {
 		ro.vecs[id] = s.vec(int32(id))
 	}
-	ro.pre = newPreemption(s, q.WithinClusterQueue, q.PreemptedRestart)
+	ro.pre = newPreemption(s, &q)
 	if q.Policy == BestEffortFIFO && len(s.shapes) > 1 && ro.h0 > 0 {
 		ro.trackLateness = true
 		ro.order = make([]int32, 0, m)
