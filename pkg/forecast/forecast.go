@@ -140,7 +140,9 @@ type Queue struct {
 	// Arrivals are optional future arrivals (see [Arrival]).
 	Arrivals []Arrival
 	// WithinClusterQueue is the preemption policy within the ClusterQueue
-	// (see [Forecaster.Forecast] for how the roll preempts).
+	// (see [Forecaster.Forecast] for how the roll preempts). Preemption
+	// across a cohort (reclaimWithinCohort, borrowWithinCohort) is not
+	// modelled: the roll sees one ClusterQueue.
 	WithinClusterQueue PreemptionPolicy
 	// PreemptedRestart says that a preempted workload runs its whole
 	// service again when readmitted — a Job whose pods Kueue's job
@@ -325,42 +327,41 @@ func New(opts ...Option) (*Forecaster, error) {
 // shape not seen in the roll. Passing that needs more than H/2 workloads
 // behind to show is not captured.
 //
-// Preemption: with a WithinClusterQueue policy other than [PreemptionNever], every
-// admission opportunity walks the waiting workloads in Kueue's order —
+// Preemption: with a WithinClusterQueue policy other than [PreemptionNever],
+// every admission opportunity walks the waiting workloads in Kueue's order —
 // priority first; within a priority, preempted workloads that were running
 // at the start, then pending ones in queue order, then arrivals by arrival
-// time — as Kueue's scheduler tries its heads. A workload whose options
-// all fit nothing free but one of which would fit after removing the
+// time — as Kueue's scheduler tries its heads. A workload none of whose
+// options fits the free quota, but one of which would fit after removing the
 // running workloads the policy lets it preempt (lower priority; with
-// LowerOrNewerEqualPriority also equal priority behind it in that order)
-// preempts, as Kueue v0.19.2's classical within-ClusterQueue preemption
-// does: candidates that hold some flavor-resource the option lacks, in
+// LowerOrNewerEqualPriority also equal priority behind it in that order),
+// preempts as Kueue v0.19.2's classical within-ClusterQueue preemption does:
+// candidates that hold some flavor-resource the option lacks are removed in
 // Kueue's candidate order (lower priority first, then the most recently
-// admitted), are removed one by one until the option fits; then, in
-// reverse order, every candidate but the last whose return leaves the
-// option fitting is kept (the minimal set). The first option for which
-// this succeeds is taken. The victims' quota passes to the preemptor at
-// once; the preemptor is admitted PreemptionDelaySeconds later — by
-// default 2·AdmissionLatencySeconds: one latency for the eviction (Kueue
-// writes the Evicted condition, the job integration stops the job and the
-// quota is released — the same kind of API round trip and controller
-// reaction as the delay from a completion to the next admission) and one
-// for the admission itself; the victims stop running when the eviction
-// ends, PreemptionDelaySeconds − AdmissionLatencySeconds (at least 0)
-// after the decision.
-// Each victim goes back into the waiting order at its place (priority,
-// then its original queue position; a workload running at the start goes
-// ahead of the pending ones of its priority) with its remaining service
-// — the part of its drawn service not run by the end of the eviction
-// delay — or, with PreemptedRestart, its whole drawn service again (age
-// at the start plus residual for a workload running at the start); never
-// a fresh draw. Preemption is work-conserving only without
-// PreemptedRestart: with it, the victim's elapsed service is lost, which
-// is what delays the lower-priority workloads behind. A workload that is
-// readmitted keeps its first admission time as its forecast. Under StrictFIFO only the first
-// waiting workload may fit or preempt; under BestEffortFIFO, the first in
-// order that fits or can preempt is taken. Each replica preempts at most
-// 4·(H + N_run) + 256 times; past that it only waits for completions.
+// admitted) until the option fits; then, in reverse order, every removed
+// candidate but the last whose return leaves the option fitting is kept (the
+// minimal set). The first option for which this succeeds is taken. The
+// victims' quota passes to the preemptor at once, and the preemptor is
+// admitted PreemptionDelaySeconds after the decision — by default
+// 2·AdmissionLatencySeconds: one latency for the eviction (Kueue writes the
+// Evicted condition, the job integration stops the job and the quota is
+// released: API round trips and controller reactions like those of a
+// completion followed by an admission) and one for the admission itself. The
+// victims stop running when the eviction ends, max(PreemptionDelaySeconds −
+// AdmissionLatencySeconds, 0) after the decision. Each victim goes back into
+// the waiting order at its place (priority, then its original queue
+// position; a workload running at the start goes ahead of the pending ones
+// of its priority, as it was created before them) with its remaining service
+// — the part of its drawn service not run when the eviction ends — or, with
+// PreemptedRestart, its whole drawn service again (age plus residual for a
+// workload running at the start); never a fresh draw. Without
+// PreemptedRestart preemption conserves work; with it the victims' elapsed
+// service is lost, which is what delays the lower-priority workloads behind
+// them. A readmitted workload keeps its first admission time as its
+// forecast. Under StrictFIFO only the first waiting workload may fit or
+// preempt; under BestEffortFIFO the first in order that fits or can preempt
+// is taken. Each replica preempts at most 4·(H + N_run) + 256 times; past
+// that it only waits for completions.
 //
 // Cost: O(R · ((H + N_run)·log N_run + H·S)) for the roll, with S ≤ H the
 // number of distinct demand shapes among the first H (BestEffortFIFO
@@ -369,8 +370,9 @@ func New(opts ...Option) (*Forecaster, error) {
 // not sorting) and O(N) map reads for the rest of the queue. With Arrivals
 // each replica is also cut after 64·(H + N_run) + 4096 events; workloads
 // not admitted by then are reported at the horizon, clamped. Preemption,
-// when enabled, adds O(S·log S + P·dims) per admission opportunity (P the
-// number of distinct priorities) and O(N_run·log N_run) per preemption.
+// when enabled, adds O((S + C)·log(S + C) + B·P·dims) per admission
+// opportunity (C arrival classes, B preempted workloads waiting, P
+// distinct priorities) and O(V·N_run) per preemption of V victims.
 //
 // Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
 // is nil, q.Service.Mean() is not finite and positive, q.Policy or
