@@ -152,6 +152,19 @@ func policyOf(s kueue.QueueingStrategy) forecast.Policy {
 	return forecast.BestEffortFIFO
 }
 
+// preemptionOf maps a ClusterQueue's withinClusterQueue policy to the
+// roll's; anything else ("" or a value Kueue does not accept there) is
+// Never, Kueue's default.
+func preemptionOf(p kueue.PreemptionPolicy) forecast.PreemptionPolicy {
+	switch p {
+	case kueue.PreemptionPolicyLowerPriority:
+		return forecast.PreemptionLowerPriority
+	case kueue.PreemptionPolicyLowerOrNewerEqualPriority:
+		return forecast.PreemptionLowerOrNewerEqualPriority
+	}
+	return forecast.PreemptionNever
+}
+
 func equalQuantities(a, b capacity.Quantities) bool {
 	if len(a) != len(b) {
 		return false

@@ -363,6 +363,12 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, a
 		}
 		s.freedAt = time.Time{}
 	}
+	if !s.preemptedAt.IsZero() {
+		if d := now.Sub(s.preemptedAt); d >= 0 {
+			s.preemptionDelay.Observe(d.Seconds())
+		}
+		s.preemptedAt = time.Time{}
+	}
 	score, ok := p.score(key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
@@ -756,14 +762,19 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		AdmissionLatencySeconds: finiteNonNegative(view.admissionLatency),
 		Running:                 make([]forecast.Running, 0, len(cqs.Workloads)),
 		Pending:                 make([]forecast.Pending, 0, len(pending)),
+		WithinClusterQueue:      preemptionOf(in.spec.withinClusterQueue),
+		PreemptionDelaySeconds:  finiteNonNegative(view.preemptionDelay),
+		// Kueue's job integrations stop an evicted job's pods: a preempted
+		// workload starts over when readmitted.
+		PreemptedRestart: true,
 	}
 	classes := newDemandClasses()
 	var maxExecSum float64
 	var maxExecCount int
 	shapes := make(arrivalShapes)
 	for _, info := range cqs.Workloads {
-		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj)}
-		shapes.addRunning(priorityOf(info.Obj), r)
+		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
+		shapes.addRunning(r.Priority, r)
 		at, ok := admitted[workload.Key(info.Obj)]
 		if !ok {
 			at, ok = admissionTime(info.Obj)

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
@@ -659,5 +660,96 @@ func TestQueueModelNamesTheOrderingItDoesNotModel(t *testing.T) {
 				t.Errorf("unmodelled ordering (-want,+got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWithinClusterQueuePreemptionReachesTheRoll: a high-priority workload
+// facing a ClusterQueue full of low-priority work is forecast to be
+// admitted at once (no admission latency measured yet) when the spec's
+// withinClusterQueue lets it preempt, and after a completion otherwise.
+func TestWithinClusterQueuePreemptionReachesTheRoll(t *testing.T) {
+	tests := map[string]struct {
+		preemption *kueue.ClusterQueuePreemption
+		want       bool
+	}{
+		"LowerPriority preempts": {
+			preemption: &kueue.ClusterQueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyLowerPriority},
+			want:       true,
+		},
+		"LowerOrNewerEqualPriority preempts": {
+			preemption: &kueue.ClusterQueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyLowerOrNewerEqualPriority},
+			want:       true,
+		},
+		"Never waits":         {preemption: &kueue.ClusterQueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyNever}},
+		"no preemption waits": {},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			cq := cpuQueue("cq", "2")
+			cq.Spec.Preemption = tc.preemption
+			objs := envObjects{
+				flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+				cqs:     []*kueue.ClusterQueue{cq},
+				lqs:     []*kueue.LocalQueue{utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("cq").Obj()},
+			}
+			for i, name := range []string{"r0", "r1", "r2", "r3"} {
+				objs.running = append(objs.running, runningWorkload(name, "cq", "500m", t0.Add(-time.Duration(1+i)*time.Second)))
+			}
+			urgent := pendingWorkload("urgent", "500m", t0.Add(-time.Second))
+			urgent.Spec.Priority = ptr.To[int32](1000)
+			objs.pending = append(objs.pending, urgent)
+			env := newTestEnv(t, objs)
+			e := env.estimator(t, WithPriorMeanService(20*time.Second))
+			e.ClusterQueueEventHandler().OnAdd(cq, true)
+			e.Refresh(env.ctx)
+			est, ok := e.Results().Workload(workload.NewReference("ns", "urgent"))
+			if !ok || !est.HasWait {
+				t.Fatalf("urgent estimate = %+v, want one with a wait", est)
+			}
+			if diff := cmp.Diff(tc.want, est.ExpectedWait == 0); diff != "" {
+				t.Errorf("admitted at once (expected wait %v) (-want,+got):\n%s", est.ExpectedWait, diff)
+			}
+		})
+	}
+}
+
+// TestPreemptionDelayIsMeasuredApart: the delay from a preemption to the
+// next admission feeds the roll's preemption delay, not the admission
+// latency after completions.
+func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+		t.Fatal(err)
+	}
+	e.Refresh(env.ctx) // workloads are pending: a completion frees quota for them
+	h := e.WorkloadEventHandler()
+
+	running := runningWorkload("r9", "cq", "500m", t0.Add(-30*time.Second))
+	done := running.DeepCopy()
+	done.Status.Conditions = append(done.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(t0),
+	})
+	h.OnUpdate(running, done)
+	env.clock.Step(time.Second)
+	e.ObserveAdmission(runningWorkload("a1", "cq", "500m", env.clock.Now()), env.clock.Now())
+
+	env.clock.Step(9 * time.Second)
+	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
+	preempted := victim.DeepCopy()
+	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
+	})
+	h.OnUpdate(victim, preempted)
+	env.clock.Step(3 * time.Second)
+	e.ObserveAdmission(runningWorkload("a2", "cq", "500m", env.clock.Now()), env.clock.Now())
+
+	e.mu.Lock()
+	v := e.perQueue["cq"].view()
+	e.mu.Unlock()
+	type delays struct{ AdmissionLatency, PreemptionDelay float64 }
+	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
+	if diff := cmp.Diff(want, delays{v.admissionLatency, v.preemptionDelay}, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("measured delays in seconds (-want +got):\n%s", diff)
 	}
 }

@@ -78,10 +78,17 @@ func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 type queueSpec struct {
 	strategy       kueue.QueueingStrategy
 	admissionScope bool
+	// withinClusterQueue is spec.preemption.withinClusterQueue ("" when
+	// spec.preemption is unset, which Kueue defaults to Never).
+	withinClusterQueue kueue.PreemptionPolicy
 }
 
 func queueSpecOf(cq *kueue.ClusterQueue) queueSpec {
-	return queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil}
+	spec := queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil}
+	if cq.Spec.Preemption != nil {
+		spec.withinClusterQueue = cq.Spec.Preemption.WithinClusterQueue
+	}
+	return spec
 }
 
 func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec) {
@@ -224,8 +231,12 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.preemptions.ObserveAt(evictedAt)
 			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
-		}
-		if s.pending > 0 && s.freedAt.IsZero() {
+			// The next admission is the preemptor's: its delay is measured
+			// apart from the admission latency after completions.
+			if s.preemptedAt.IsZero() {
+				s.preemptedAt = now
+			}
+		} else if s.pending > 0 && s.freedAt.IsZero() {
 			s.freedAt = now
 		}
 	}})

@@ -28,7 +28,11 @@ type queueStats struct {
 	// frees quota while workloads are pending and the next admission.
 	admissionLatency *stats.EMA
 	freedAt          time.Time
-	pending          int
+	// preemptionDelay is an EMA of the delay between a preemption (the
+	// victim's eviction seen) and the next admission, the preemptor's.
+	preemptionDelay *stats.EMA
+	preemptedAt     time.Time
+	pending         int
 	// p50Hits and p90Hits are the decayed realized coverage of the
 	// ledger's first P50 and P90; cal50 and cal90 calibrate them.
 	p50Hits, p90Hits *stats.DecayedMean
@@ -123,6 +127,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 	})
 	waits, _ := stats.NewEMA(e.opts.emaAlpha)
 	latency, _ := stats.NewEMA(stats.DefaultEMAAlpha)
+	preemptionDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}
 	p50Hits, _ := stats.NewDecayedMean(coverage)
 	p90Hits, _ := stats.NewDecayedMean(coverage)
@@ -141,6 +146,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 		service:          service,
 		waits:            waits,
 		admissionLatency: latency,
+		preemptionDelay:  preemptionDelay,
 		p50Hits:          p50Hits,
 		p90Hits:          p90Hits,
 		cal50:            cal50,
@@ -162,6 +168,7 @@ type statsView struct {
 	ema                      float64
 	hasEMA                   bool
 	admissionLatency         float64
+	preemptionDelay          float64
 	p50Coverage, p90Coverage float64
 	hasCoverage              bool
 	scored                   uint64
@@ -197,6 +204,7 @@ func (s *queueStats) view() statsView {
 	}
 	v.ema, v.hasEMA = s.waits.Value()
 	v.admissionLatency, _ = s.admissionLatency.Value()
+	v.preemptionDelay, _ = s.preemptionDelay.Value()
 	var ok50, ok90 bool
 	v.p50Coverage, ok50 = s.p50Hits.Value()
 	v.p90Coverage, ok90 = s.p90Hits.Value()

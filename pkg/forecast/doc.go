@@ -22,7 +22,13 @@
 // [Forecaster.Forecast] for the formulas). Optional Poisson [Arrival]
 // classes of higher priority jump ahead during the roll. There are no
 // arrivals otherwise: the forecast answers "if nothing else arrives ahead
-// of me", which is exact for FIFO queues of one demand shape.
+// of me", which is exact for FIFO queues of one demand shape. With a
+// within-ClusterQueue [PreemptionPolicy] other than Never, a waiting
+// workload that does not fit preempts running workloads of lower priority
+// as Kueue's classical preemption picks them; the victims requeue at their
+// place with their remaining (or, with [Queue.PreemptedRestart], their
+// whole) service, so lower-priority forecasts include the work that passes
+// them.
 //
 // With exponential service, one demand shape, all k servers busy and no
 // cycle cap, the wait of the n-th workload in line (0-based) is

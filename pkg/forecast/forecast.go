@@ -31,6 +31,35 @@ func (p Policy) String() string {
 	return fmt.Sprintf("Policy(%d)", int(p))
 }
 
+// PreemptionPolicy is the ClusterQueue's spec.preemption.withinClusterQueue:
+// which running workloads of the same ClusterQueue a pending workload that
+// does not fit may preempt. The zero value is [PreemptionNever].
+type PreemptionPolicy int
+
+const (
+	// PreemptionNever: nothing is preempted; a workload that does not fit
+	// waits for completions.
+	PreemptionNever PreemptionPolicy = iota
+	// PreemptionLowerPriority: running workloads of strictly lower
+	// priority may be preempted.
+	PreemptionLowerPriority
+	// PreemptionLowerOrNewerEqualPriority: also running workloads of equal
+	// priority that come after the preemptor in queue order (newer).
+	PreemptionLowerOrNewerEqualPriority
+)
+
+func (p PreemptionPolicy) String() string {
+	switch p {
+	case PreemptionNever:
+		return "Never"
+	case PreemptionLowerPriority:
+		return "LowerPriority"
+	case PreemptionLowerOrNewerEqualPriority:
+		return "LowerOrNewerEqualPriority"
+	}
+	return fmt.Sprintf("PreemptionPolicy(%d)", int(p))
+}
+
 // Running is one admitted workload that still holds quota.
 type Running struct {
 	// Usage is the quota it holds, already assigned to flavors.
@@ -41,6 +70,12 @@ type Running struct {
 	// NaN, negative, +Inf) means none. With a bound m the residual is at
 	// most m − age, and a workload with age ≥ m ends now.
 	MaxExecutionSeconds float64
+	// Priority decides whether it may be preempted (see
+	// [Queue.WithinClusterQueue]). Preempted, it goes back into the
+	// pending order ahead of the pending workloads of its priority (it was
+	// created before them, and Kueue requeues an evicted workload by its
+	// creation time).
+	Priority int32
 }
 
 // Pending is one pending workload, given in the order Kueue will try them
@@ -57,7 +92,10 @@ type Pending struct {
 	Quotable bool
 	// MaxExecutionSeconds bounds its service time as for [Running].
 	MaxExecutionSeconds float64
-	// Priority only orders it against [Arrival] classes.
+	// Priority orders it against [Arrival] classes and decides what it may
+	// preempt and be preempted by (see [Queue.WithinClusterQueue]). The
+	// pending list is in Kueue's order, so priorities do not increase
+	// along it.
 	Priority int32
 }
 
@@ -94,8 +132,23 @@ type Queue struct {
 	// AdmissionLatencySeconds is the fixed delay from "fits" to "admitted"
 	// (quota is held from the decision; service starts at admission).
 	AdmissionLatencySeconds float64
+	// PreemptionDelaySeconds is the fixed delay from a preemption decision
+	// to the preemptor's admission: the victims' eviction, then the
+	// admission. 0 means 2·AdmissionLatencySeconds (an eviction takes about
+	// as long as an admission).
+	PreemptionDelaySeconds float64
 	// Arrivals are optional future arrivals (see [Arrival]).
 	Arrivals []Arrival
+	// WithinClusterQueue is the preemption policy within the ClusterQueue
+	// (see [Forecaster.Forecast] for how the roll preempts). Preemption
+	// across a cohort (reclaimWithinCohort, borrowWithinCohort) is not
+	// modelled: the roll sees one ClusterQueue.
+	WithinClusterQueue PreemptionPolicy
+	// PreemptedRestart says that a preempted workload runs its whole
+	// service again when readmitted — a Job whose pods Kueue's job
+	// integration deletes on eviction restarts from scratch — rather than
+	// only the service it had left (a workload that checkpoints).
+	PreemptedRestart bool
 }
 
 // Method says how an [Estimate] was produced. The set is closed:
@@ -274,17 +327,57 @@ func New(opts ...Option) (*Forecaster, error) {
 // shape not seen in the roll. Passing that needs more than H/2 workloads
 // behind to show is not captured.
 //
+// Preemption: with a WithinClusterQueue policy other than [PreemptionNever],
+// every admission opportunity walks the waiting workloads in Kueue's order —
+// priority first; within a priority, preempted workloads that were running
+// at the start, then pending ones in queue order, then arrivals by arrival
+// time — as Kueue's scheduler tries its heads. A workload none of whose
+// options fits the free quota, but one of which would fit after removing the
+// running workloads the policy lets it preempt (lower priority; with
+// LowerOrNewerEqualPriority also equal priority behind it in that order),
+// preempts as Kueue v0.19.2's classical within-ClusterQueue preemption does:
+// candidates that hold some flavor-resource the option lacks are removed in
+// Kueue's candidate order (lower priority first, then the most recently
+// admitted) until the option fits; then, in reverse order, every removed
+// candidate but the last whose return leaves the option fitting is kept (the
+// minimal set). The first option for which this succeeds is taken. The
+// victims' quota passes to the preemptor at once, and the preemptor is
+// admitted PreemptionDelaySeconds after the decision — by default
+// 2·AdmissionLatencySeconds: one latency for the eviction (Kueue writes the
+// Evicted condition, the job integration stops the job and the quota is
+// released: API round trips and controller reactions like those of a
+// completion followed by an admission) and one for the admission itself. The
+// victims stop running when the eviction ends, max(PreemptionDelaySeconds −
+// AdmissionLatencySeconds, 0) after the decision. Each victim goes back into
+// the waiting order at its place (priority, then its original queue
+// position; a workload running at the start goes ahead of the pending ones
+// of its priority, as it was created before them) with its remaining service
+// — the part of its drawn service not run when the eviction ends — or, with
+// PreemptedRestart, its whole drawn service again (age plus residual for a
+// workload running at the start); never a fresh draw. Without
+// PreemptedRestart preemption conserves work; with it the victims' elapsed
+// service is lost, which is what delays the lower-priority workloads behind
+// them. A readmitted workload keeps its first admission time as its
+// forecast. Under StrictFIFO only the first waiting workload may fit or
+// preempt; under BestEffortFIFO the first in order that fits or can preempt
+// is taken. Each replica preempts at most 4·(H + N_run) + 256 times; past
+// that it only waits for completions.
+//
 // Cost: O(R · ((H + N_run)·log N_run + H·S)) for the roll, with S ≤ H the
 // number of distinct demand shapes among the first H (BestEffortFIFO
 // indexes the pending workloads by shape, so one admission opportunity
 // costs O(S), not O(H)), O(R·H) on average for the quantiles (selection,
 // not sorting) and O(N) map reads for the rest of the queue. With Arrivals
 // each replica is also cut after 64·(H + N_run) + 4096 events; workloads
-// not admitted by then are reported at the horizon, clamped.
+// not admitted by then are reported at the horizon, clamped. Preemption,
+// when enabled, adds O((S + C)·log(S + C) + B·P·dims) per admission
+// opportunity (C arrival classes, B preempted workloads waiting, P
+// distinct priorities) and O(V·N_run) per preemption of V victims.
 //
 // Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
-// is nil, q.Service.Mean() is not finite and positive, q.Policy is unknown,
-// or CyclePeriodSeconds, AdmissionLatencySeconds or an arrival rate is
+// is nil, q.Service.Mean() is not finite and positive, q.Policy or
+// q.WithinClusterQueue is unknown, or CyclePeriodSeconds,
+// AdmissionLatencySeconds, PreemptionDelaySeconds or an arrival rate is
 // negative, NaN or infinite.
 func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	if err := validate(q, r); err != nil {
@@ -374,11 +467,19 @@ func validate(q Queue, r *rand.Rand) error {
 	if q.Policy != BestEffortFIFO && q.Policy != StrictFIFO {
 		return fmt.Errorf("%w: unknown policy %v", ErrInvalidQueue, q.Policy)
 	}
+	switch q.WithinClusterQueue {
+	case PreemptionNever, PreemptionLowerPriority, PreemptionLowerOrNewerEqualPriority:
+	default:
+		return fmt.Errorf("%w: unknown preemption policy %v", ErrInvalidQueue, q.WithinClusterQueue)
+	}
 	if !nonNegativeFinite(q.CyclePeriodSeconds) {
 		return fmt.Errorf("%w: cycle period %v s must be finite and >= 0", ErrInvalidQueue, q.CyclePeriodSeconds)
 	}
 	if !nonNegativeFinite(q.AdmissionLatencySeconds) {
 		return fmt.Errorf("%w: admission latency %v s must be finite and >= 0", ErrInvalidQueue, q.AdmissionLatencySeconds)
+	}
+	if !nonNegativeFinite(q.PreemptionDelaySeconds) {
+		return fmt.Errorf("%w: preemption delay %v s must be finite and >= 0", ErrInvalidQueue, q.PreemptionDelaySeconds)
 	}
 	for i, a := range q.Arrivals {
 		if !nonNegativeFinite(a.RatePerSecond) {

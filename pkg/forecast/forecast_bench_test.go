@@ -83,3 +83,38 @@ func BenchmarkForecast1000DistinctShapes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForecast10000PendingPreempting is the 10 000-pending queue with
+// three priorities that preempt (LowerPriority, restarts): half the
+// running workloads and every tenth pending one at priority 1, an arrival
+// class of priority 2 (one every 60 s) that preempts both.
+func BenchmarkForecast10000PendingPreempting(b *testing.B) {
+	q := benchQueue(b, 10000, BestEffortFIFO)
+	q.WithinClusterQueue = PreemptionLowerPriority
+	q.PreemptedRestart = true
+	for i := range q.Running {
+		q.Running[i].Priority = int32(i % 2)
+	}
+	// Kueue's order: the priority-1 workloads first.
+	high := make([]Pending, 0, len(q.Pending))
+	var low []Pending
+	for i, p := range q.Pending {
+		if i%10 == 0 {
+			p.Priority = 1
+			high = append(high, p)
+			continue
+		}
+		low = append(low, p)
+	}
+	q.Pending = append(high, low...)
+	q.Arrivals = []Arrival{{RatePerSecond: 1.0 / 60, Options: []capacity.Quantities{cpuMem(1000, 4*gi)}, Priority: 2}}
+	f := mustNew(b)
+	r := rand.New(rand.NewPCG(3, 4))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := f.Forecast(q, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -149,6 +149,17 @@ func decodeQueue(d *decoder) Queue {
 		q.CyclePeriodSeconds = d.float()
 		q.AdmissionLatencySeconds = d.float()
 	}
+	// Preemption last, so that the older seeds decode as before: a policy
+	// (one in four unknown), restarts, and the running workloads'
+	// priorities.
+	q.WithinClusterQueue = PreemptionPolicy(d.byte() % 4)
+	q.PreemptedRestart = d.byte()%2 == 1
+	if d.byte()%2 == 0 {
+		q.PreemptionDelaySeconds = d.float()
+	}
+	for i := range q.Running {
+		q.Running[i].Priority = int32(int8(d.byte()))
+	}
 	return q
 }
 
@@ -162,6 +173,9 @@ func FuzzForecast(f *testing.F) {
 	f.Add([]byte{255, 1, 2, 4, 6, 7, 1, 3, 3, 8, 8, 8, 5, 17, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
 	f.Add([]byte{3, 5, 9, 5, 9, 5, 9, 0, 3, 2, 4, 7, 1, 2, 3, 2, 200, 1, 5, 7, 2, 6, 1, 3, 8, 1, 7, 2, 7})
 	f.Add([]byte("a deliberately long seed that fills many fields of the queue with bytes"))
+	// Preempting: one slot held by a priority-0 workload, two pending
+	// workloads of priorities 1 and 0, LowerPriority, restarts.
+	f.Add([]byte{1, 3, 8, 0, 8, 1, 2, 8, 1, 8, 4, 8, 3, 8, 1, 0, 0, 2, 1, 5, 2, 1, 0, 8, 2, 8, 4, 0, 1, 0, 0, 0, 1, 1, 0})
 	// Hand-written bytes mostly decode to invalid queues; add random ones
 	// that reach the roll (at least one quotable workload not clamped).
 	r := rand.New(rand.NewPCG(42, 43))

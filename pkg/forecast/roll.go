@@ -12,6 +12,9 @@ const z90 = 1.2815515655446004
 type event struct {
 	t   float64
 	vec int32
+	// rec is the index of its record in preemption.recs (only with
+	// preemption).
+	rec int32
 }
 
 // roller replays one scene R times.
@@ -28,6 +31,8 @@ type roller struct {
 	ceiling float64
 	samples int
 	budget  int
+	// pre is nil unless the queue may preempt.
+	pre *preemption
 
 	vecs    [][]int64 // the scene's vector table, one slice per id
 	free    []int64
@@ -95,6 +100,7 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 	for id := range nvec {
 		ro.vecs[id] = s.vec(int32(id))
 	}
+	ro.pre = newPreemption(s, &q)
 	if q.Policy == BestEffortFIFO && len(s.shapes) > 1 && ro.h0 > 0 {
 		ro.trackLateness = true
 		ro.order = make([]int32, 0, m)
@@ -143,7 +149,7 @@ func (ro *roller) replica(rep int) {
 	m := len(s.entries)
 	copy(ro.free, s.initFree)
 	ro.heap = ro.heap[:0]
-	for _, run := range s.running {
+	for i, run := range s.running {
 		var res float64
 		switch {
 		case run.maxExec > 0 && run.age >= run.maxExec:
@@ -153,7 +159,10 @@ func (ro *roller) replica(rep int) {
 		default:
 			res = ro.clean(ro.svc.Residual(run.age, ro.rng), 0)
 		}
-		ro.heap = append(ro.heap, event{t: res, vec: run.vec})
+		ro.heap = append(ro.heap, event{t: res, vec: run.vec, rec: int32(i)})
+	}
+	if ro.pre != nil {
+		ro.resetPreemption()
 	}
 	heapify(ro.heap)
 	clear(ro.cursor)
@@ -174,7 +183,11 @@ func (ro *roller) replica(rep int) {
 loop:
 	for admitted < m {
 		for len(ro.heap) > 0 && ro.heap[0].t <= t {
-			ro.release(ro.pop().vec)
+			if ro.pre != nil {
+				ro.complete(ro.pop())
+			} else {
+				ro.release(ro.pop().vec)
+			}
 		}
 		for c := range s.arrivals {
 			for ro.nextArr[c] <= t {
@@ -185,7 +198,28 @@ loop:
 				}
 			}
 		}
-		if t >= nextAllowed {
+		if t >= nextAllowed && ro.pre != nil {
+			acted, j, at, victims := ro.stepPreempting(t)
+			if acted {
+				if j >= 0 {
+					ro.times[j*R+rep] = min(at, ro.horizon)
+					if admittedWork += s.entries[j].work; lo < 0 && ro.h0 > 0 && admittedWork >= ro.loWork {
+						lo = ro.times[j*R+rep]
+					}
+					if ro.trackLateness {
+						ro.order = append(ro.order, int32(j))
+					}
+					admitted++
+				}
+				if ro.cycle > 0 && t+ro.cycle > t {
+					nextAllowed = t + ro.cycle
+				}
+				if events += 1 + victims; events > ro.budget {
+					break
+				}
+				continue
+			}
+		} else if t >= nextAllowed {
 			var j, c int
 			var v int32
 			if ro.policy == StrictFIFO {

@@ -38,9 +38,10 @@ type scene struct {
 }
 
 type runEntry struct {
-	vec     int32
-	age     float64
-	maxExec float64
+	vec      int32
+	age      float64
+	maxExec  float64
+	priority int32
 }
 
 // entry is one pending workload in the roll, in queue order.
@@ -163,9 +164,10 @@ func (s *scene) addRunning(run Running) {
 		}
 	}
 	s.running = append(s.running, runEntry{
-		vec:     id,
-		age:     sanitizeAge(run.AgeSeconds),
-		maxExec: sanitizeBound(run.MaxExecutionSeconds),
+		vec:      id,
+		age:      sanitizeAge(run.AgeSeconds),
+		maxExec:  sanitizeBound(run.MaxExecutionSeconds),
+		priority: run.Priority,
 	})
 }
 

@@ -1,0 +1,351 @@
+package forecast
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+func pendingAt(id string, priority int32, maxExec float64, demand capacity.Quantities) Pending {
+	return Pending{ID: id, Options: []capacity.Quantities{demand}, Quotable: true, Priority: priority, MaxExecutionSeconds: maxExec}
+}
+
+// TestPreemptionDeterministic checks the roll's preemption where the
+// arithmetic is exact: a Deterministic service of 100 s (Residual = 100 −
+// age), so every replica is the same and the expected wait is the one
+// admission time.
+func TestPreemptionDeterministic(t *testing.T) {
+	f := mustNew(t, WithSamples(4))
+	svc := mustDeterministic(t, 100)
+	cases := map[string]struct {
+		queue Queue
+		want  []float64
+	}{
+		// Two low-priority workloads fill 2 CPU for 100 s more. The urgent
+		// one evicts one of them (1 s) and is admitted 1 s later.
+		"high priority preempts a full queue of low priority": {
+			queue: Queue{
+				Capacity:                cpu(2000),
+				Running:                 []Running{{Usage: cpu(1000)}, {Usage: cpu(1000)}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{2},
+		},
+		// A measured preemption delay of 5 s replaces twice the latency.
+		// The victim stops when its eviction ends, 5 − 1 = 4 s after the
+		// decision, with 66 s left; the urgent workload runs 5..105, the
+		// victim 106..172, and the batch workload is admitted at 173.
+		"measured preemption delay": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				PreemptionDelaySeconds:  5,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{5, 173},
+		},
+		"never waits for a completion": {
+			queue: Queue{
+				Capacity:                cpu(2000),
+				Running:                 []Running{{Usage: cpu(1000)}, {Usage: cpu(1000)}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+			},
+			want: []float64{101},
+		},
+		"equal priority is not preempted under LowerPriority": {
+			queue: Queue{
+				Capacity:                cpu(2000),
+				Running:                 []Running{{Usage: cpu(1000), Priority: 10}, {Usage: cpu(1000), Priority: 10, AgeSeconds: 20}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{81},
+		},
+		// One slot. The running batch workload (70 s left) is evicted at 0
+		// and stops at 1 with 69 s left; the urgent one runs 2..102; the
+		// victim, ahead of the pending batch one (created before it),
+		// comes back at 103 and runs its 69 s, not a fresh 100 s; the
+		// pending batch workload is admitted at 172 + 1.
+		"victim returns with its remaining service": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{2, 173},
+		},
+		"victim returns with its remaining service under StrictFIFO": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				Policy:                  StrictFIFO,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{2, 173},
+		},
+		// The same with restarts: the victim runs its whole 100 s again
+		// (103..203) and the batch workload is admitted at 204.
+		"victim restarts its whole service with PreemptedRestart": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+				PreemptedRestart:        true,
+			},
+			want: []float64{2, 204},
+		},
+		"without preemption the batch workload waits behind the urgent one only": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+			},
+			want: []float64{71, 172},
+		},
+		// Kueue evicts the lowest priority first: the priority-0 workload,
+		// not the priority-1 one. The pending priority-1 workload then
+		// goes first when the priority-1 one ends at 50 (with the wrong
+		// victim, that one would requeue ahead of it and it would wait for
+		// the urgent one to end at 102).
+		"lowest priority is preempted first": {
+			queue: Queue{
+				Capacity: cpu(2000),
+				Running: []Running{
+					{Usage: cpu(1000), AgeSeconds: 50, Priority: 1},
+					{Usage: cpu(1000), AgeSeconds: 50, Priority: 0},
+				},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("mid", 1, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{2, 51},
+		},
+		// Of two equal-priority workloads the most recently admitted (age
+		// 10, 90 s left) is evicted and comes back with 89 s when the
+		// urgent one (bounded to 5 s) ends at 7; the pending batch
+		// workload takes the slot of the older one when it ends at 60.
+		// Evicting the older one instead would give 91.
+		"most recently admitted is preempted first": {
+			queue: Queue{
+				Capacity:                cpu(2000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 40}, {Usage: cpu(1000), AgeSeconds: 10}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 5, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{2, 61},
+		},
+		// The urgent workload (bounded to 5 s) needs 2 CPU of 3, held by
+		// a 2-CPU workload and a 1-CPU one admitted more recently (ending
+		// at 5, bounded to 15 s). Kueue removes the 1-CPU one first, then
+		// the 2-CPU one, and then keeps the 1-CPU one, as the urgent one
+		// fits without evicting it. Under StrictFIFO the 2-CPU victim
+		// (79 s left) blocks the head until the urgent one ends at 7; the
+		// 1-CPU batch workload is admitted at 8 beside it. Had the 1-CPU
+		// one been evicted too, it would requeue ahead of the batch
+		// workload and the batch workload would wait until 13.
+		"only the victims needed are preempted": {
+			queue: Queue{
+				Capacity: cpu(3000),
+				Running: []Running{
+					{Usage: cpu(2000), AgeSeconds: 20},
+					{Usage: cpu(1000), AgeSeconds: 10, MaxExecutionSeconds: 15},
+				},
+				Pending:                 []Pending{pendingAt("urgent", 10, 5, cpu(2000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				Policy:                  StrictFIFO,
+				AdmissionLatencySeconds: 1,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{2, 8},
+		},
+		// Equal priorities: under LowerOrNewerEqualPriority the head A may
+		// evict B, which BestEffortFIFO let pass it at 0.5 (B is behind A
+		// in queue order, hence newer); it does so when the running
+		// workload ends at 10 and frees the other half: A is admitted at
+		// 11. Under LowerPriority A waits for B to end at 100.5.
+		"newer equal priority is preempted under LowerOrNewerEqualPriority": {
+			queue: Queue{
+				Capacity:                cpu(2000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 90, Priority: 5}},
+				Pending:                 []Pending{pendingAt("a", 5, 0, cpu(1500)), pendingAt("b", 5, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 0.5,
+				WithinClusterQueue:      PreemptionLowerOrNewerEqualPriority,
+			},
+			want: []float64{11, 0.5},
+		},
+		"newer equal priority is kept under LowerPriority": {
+			queue: Queue{
+				Capacity:                cpu(2000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 90, Priority: 5}},
+				Pending:                 []Pending{pendingAt("a", 5, 0, cpu(1500)), pendingAt("b", 5, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 0.5,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{101, 0.5},
+		},
+		// A workload running at the start counts as created before every
+		// pending one of its priority: not newer, so not preempted.
+		"older equal priority is kept under LowerOrNewerEqualPriority": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 90, Priority: 5}},
+				Pending:                 []Pending{pendingAt("a", 5, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 0.5,
+				WithinClusterQueue:      PreemptionLowerOrNewerEqualPriority,
+			},
+			want: []float64{10.5},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := waits(mustForecast(t, f, tc.queue, 1))
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("expected waits (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPreemptingArrivalsDelayLowPriority: when preempted workloads restart,
+// higher-priority arrivals that may preempt make a low-priority pending
+// workload wait longer than the same arrivals that may not (the victims
+// requeue ahead of it and run again what they had run), and a
+// high-priority pending workload wait less. Without restarts preemption
+// conserves work: the low-priority waits grow less.
+func TestPreemptingArrivalsDelayLowPriority(t *testing.T) {
+	base := Queue{
+		Capacity: cpu(2000),
+		Running:  []Running{{Usage: cpu(1000), AgeSeconds: 1}, {Usage: cpu(1000), AgeSeconds: 3}},
+		Pending: []Pending{
+			pendingAt("urgent", 10, 0, cpu(1000)),
+			pendingAt("batch-0", 0, 0, cpu(1000)),
+			pendingAt("batch-1", 0, 0, cpu(1000)),
+			pendingAt("batch-2", 0, 0, cpu(1000)),
+		},
+		Arrivals:                []Arrival{{RatePerSecond: 0.06, Options: []capacity.Quantities{cpu(1000)}, Priority: 10}},
+		Service:                 mustExponential(t, 10),
+		AdmissionLatencySeconds: 0.2,
+		PreemptedRestart:        true,
+	}
+	f := mustNew(t, WithSamples(4000))
+	for _, policy := range []Policy{BestEffortFIFO, StrictFIFO} {
+		t.Run(policy.String(), func(t *testing.T) {
+			never := base
+			never.Policy = policy
+			preempting := never
+			preempting.WithinClusterQueue = PreemptionLowerPriority
+			without := waits(mustForecast(t, f, never, 5))
+			with := waits(mustForecast(t, f, preempting, 5))
+			if with[0] > 0.5 || without[0] < 3 {
+				t.Errorf("urgent waits %.2f s with preemption, %.2f s without; want ≤ 0.5 and ≥ 3", with[0], without[0])
+			}
+			resuming := preempting
+			resuming.PreemptedRestart = false
+			resumed := waits(mustForecast(t, f, resuming, 5))
+			for i := 1; i < len(with); i++ {
+				if with[i] < 1.1*without[i] {
+					t.Errorf("%s waits %.2f s with preemption, %.2f s without; want ≥ 10%% more", base.Pending[i].ID, with[i], without[i])
+				}
+				if resumed[i] >= with[i] {
+					t.Errorf("%s waits %.2f s when victims resume, %.2f s when they restart; want less", base.Pending[i].ID, resumed[i], with[i])
+				}
+			}
+		})
+	}
+}
+
+// TestPreemptionProperties: random queues with mixed priorities, both
+// policies, every preemption policy and arrivals keep the guarantees
+// (finite, within [0, horizon], P50 ≤ P90) and are reproducible.
+func TestPreemptionProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	emp, err := NewEmpirical([]float64{0, 1, 3, 8, 20, 40, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := []ServiceModel{mustExponential(t, 15), emp, mustDeterministic(t, 12)}
+	for trial := range 80 {
+		q := Queue{
+			Capacity:                cpuMem(int64(1000+r.IntN(8000)), int64(1+r.IntN(16))*gi),
+			Service:                 models[r.IntN(len(models))],
+			Policy:                  Policy(r.IntN(2)),
+			WithinClusterQueue:      PreemptionPolicy(1 + r.IntN(2)),
+			CyclePeriodSeconds:      []float64{0, 0.5}[r.IntN(2)],
+			AdmissionLatencySeconds: []float64{0, 1}[r.IntN(2)],
+		}
+		demand := func() capacity.Quantities {
+			return cpuMem(int64(100+r.IntN(3000)), int64(r.IntN(4))*gi)
+		}
+		for range r.IntN(12) {
+			q.Running = append(q.Running, Running{Usage: demand(), AgeSeconds: 50 * r.Float64(), Priority: int32(r.IntN(3)), MaxExecutionSeconds: []float64{0, 30}[r.IntN(2)]})
+		}
+		n := r.IntN(200)
+		for i := range n {
+			// Kueue's order: priorities do not increase along the queue.
+			q.Pending = append(q.Pending, Pending{ID: fmt.Sprint(i), Options: []capacity.Quantities{demand(), demand()}[:1+r.IntN(2)], Quotable: r.IntN(10) > 0, Priority: int32(2 - 3*i/max(n, 1))})
+		}
+		for range r.IntN(3) {
+			q.Arrivals = append(q.Arrivals, Arrival{RatePerSecond: 0.5 * r.Float64(), Options: []capacity.Quantities{demand()}, Priority: int32(r.IntN(4))})
+		}
+		f := mustNew(t, WithSamples(1+r.IntN(32)), WithHorizonCount(1+r.IntN(64)), WithHorizonSeconds(3600))
+		a := mustForecast(t, f, q, uint64(trial))
+		b := mustForecast(t, f, q, uint64(trial))
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("trial %d: the same seed gave different forecasts (-first +second):\n%s", trial, diff)
+		}
+	}
+}
+
+func TestForecastRejectsBadPreemption(t *testing.T) {
+	base := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: mustDeterministic(t, 1)}
+	cases := map[string]func(*Queue){
+		"unknown policy":     func(q *Queue) { q.WithinClusterQueue = PreemptionPolicy(7) },
+		"negative delay":     func(q *Queue) { q.PreemptionDelaySeconds = -1 },
+		"infinite delay":     func(q *Queue) { q.PreemptionDelaySeconds = math.Inf(1) },
+		"not-a-number delay": func(q *Queue) { q.PreemptionDelaySeconds = math.NaN() },
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := base
+			mutate(&q)
+			_, err := mustNew(t).Forecast(q, rand.New(rand.NewPCG(1, 2)))
+			if !errors.Is(err, ErrInvalidQueue) {
+				t.Fatalf("Forecast error = %v, want one wrapping ErrInvalidQueue", err)
+			}
+		})
+	}
+}
