@@ -144,3 +144,49 @@ func TestAdmissionBeforeWarmStartIsReplayedOnce(t *testing.T) {
 		t.Errorf("admissions counted = %d, want 2", n)
 	}
 }
+
+// The scheduling replica and one that only watches count a running
+// workload as admitted from the same moment, the informer's sighting,
+// though the scheduler reported the admission earlier.
+func TestRunningWorkloadsAgeFromTheInformersSightingOnEveryReplica(t *testing.T) {
+	const writeDelay = 800 * time.Millisecond
+	cases := map[string]struct {
+		schedules      bool
+		schedulerFirst bool
+	}{
+		"scheduling replica, the scheduler first": {schedules: true, schedulerFirst: true},
+		"scheduling replica, the informer first":  {schedules: true},
+		"replica that only watches":               {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := paperObjects()
+			env, _, e := warmRecordingEstimator(t, objs)
+			h := e.WorkloadEventHandler()
+			p0 := objs.pending[0]
+			h.OnAdd(p0, false)
+			env.clock.Step(time.Second)
+			decided := env.clock.Now()
+			informed := decided.Add(writeDelay)
+			switch {
+			case tc.schedules && tc.schedulerFirst:
+				e.ObserveAdmission(admittedCopy(p0), decided)
+				env.clock.SetTime(informed)
+				h.OnUpdate(p0, admittedCopy(p0))
+			case tc.schedules:
+				env.clock.SetTime(informed)
+				h.OnUpdate(p0, admittedCopy(p0))
+				e.ObserveAdmission(admittedCopy(p0), decided)
+			default:
+				env.clock.SetTime(informed)
+				h.OnUpdate(p0, admittedCopy(p0))
+			}
+			e.mu.Lock()
+			at, ok := e.admittedAt[workload.Key(p0)]
+			e.mu.Unlock()
+			if !ok || !at.time().Equal(informed) {
+				t.Errorf("counted as admitted from %v (recorded %v), want the informer's sighting %v", at.time(), ok, informed)
+			}
+		})
+	}
+}

@@ -301,8 +301,20 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 func (e *Estimator) recordAdmissionUnderLock(wl *kueue.Workload, now time.Time) (Score, admissionOutcome) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.recordAdmission(wl, now)
+	return e.recordAdmission(wl, now, seenByScheduler)
 }
+
+// admissionSighting says who reported an admission to recordAdmission.
+type admissionSighting uint8
+
+const (
+	// seenByScheduler: the scheduler's hook, at its decision (only the
+	// replica that schedules has it).
+	seenByScheduler admissionSighting = iota
+	// seenByInformer: the Workload informer's update that carries the quota
+	// reservation (every replica has it).
+	seenByInformer
+)
 
 // admissionOutcome is what recording an admission did.
 type admissionOutcome uint8
@@ -337,13 +349,23 @@ func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score,
 }
 
 // recordAdmission updates the statistics for an admission and scores the
-// workload's ledger line, once per admission: a workload already recorded
-// as admitted (and not finished or preempted since) is left alone. The
-// caller holds e.mu.
-func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time) (Score, admissionOutcome) {
+// workload's ledger line, once per admission: the first sighting (the
+// scheduler's or the informer's, by) is recorded and scored. A later
+// sighting of a workload already recorded as admitted (and not finished
+// or preempted since) changes only the moment it counts as admitted from,
+// for the age of what runs and its service time: the informer's sighting,
+// which every replica has at about the same moment, replaces the
+// scheduler's earlier one: otherwise the scheduling replica would age its
+// running workloads from its decision and the others from the API write
+// that follows it (hundreds of milliseconds later on a loaded API server),
+// and their forecasts would differ by as much. The caller holds e.mu.
+func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admissionSighting) (Score, admissionOutcome) {
 	cq := wl.Status.Admission.ClusterQueue
 	key := workload.Key(wl)
-	if _, ok := e.admittedAt[key]; ok {
+	if at, ok := e.admittedAt[key]; ok {
+		if by == seenByInformer && eventTimeOf(now) > at {
+			e.admittedAt[key] = eventTimeOf(now)
+		}
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)

@@ -275,7 +275,7 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	var score Score
 	var outcome admissionOutcome
 	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), cq: wl.Status.Admission.ClusterQueue, kind: admissionEvent, apply: func() {
-		score, outcome = e.recordAdmission(wl, now)
+		score, outcome = e.recordAdmission(wl, now, seenByInformer)
 	}}) {
 		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
 	}
