@@ -223,7 +223,7 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 		return adm, ""
 	}
 	defer e.recoverPanic("Classify")
-	c := capacity.Classify(clusterQueueCapacity(cqs), workloadDemand(info))
+	c := capacity.Classify(ClusterQueueCapacity(cqs), workloadDemand(info))
 	if c.Admissibility == capacity.Unfeasible {
 		return Unfeasible, c.Reason
 	}
@@ -733,7 +733,7 @@ func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReferenc
 // and gives the ledger the first estimate of each workload.
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueOutput, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
-	capModel := clusterQueueCapacity(cqs)
+	capModel := ClusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
 	in := e.queueInputs(cqs, len(pending))
