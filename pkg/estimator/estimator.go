@@ -839,7 +839,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
 		if classifications[i].Admissibility == capacity.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason
-		} else if estimates != nil && i < len(estimates) && estimates[i].Method != forecast.MethodUnfeasible {
+		} else if estimates != nil && i < len(estimates) && estimates[i].Quotable {
 			f := estimates[i]
 			est.Method, est.HasWait = method, true
 			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)

@@ -125,3 +125,49 @@ func TestFillQueueModelBorrowing(t *testing.T) {
 		})
 	}
 }
+
+// TestServiceModelChoosesTheMethod checks that the estimate's one
+// enumeration of methods follows the service law the roll is given.
+func TestServiceModelChoosesTheMethod(t *testing.T) {
+	ten := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
+	cases := map[string]struct {
+		opts         []Option
+		stats        statsView
+		maxExecSum   float64
+		maxExecCount int
+		wantMethod   Method
+		wantMean     float64
+	}{
+		"enough completions: the observed law": {
+			stats:      statsView{hasService: true, serviceMean: 55, serviceSample: ten},
+			wantMethod: MethodForecast, wantMean: 55,
+		},
+		"too few completions, a configured prior": {
+			opts:       []Option{WithPriorMeanService(30 * time.Second)},
+			stats:      statsView{hasService: true, serviceMean: 20, serviceSample: ten[:3]},
+			wantMethod: MethodAPriori, wantMean: 30,
+		},
+		"too few completions, no prior: the mean maximum execution time": {
+			maxExecSum: 120, maxExecCount: 2,
+			wantMethod: MethodAPriori, wantMean: 60,
+		},
+		"nothing to go on": {wantMethod: MethodNone},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := defaultOptions()
+			for _, opt := range tc.opts {
+				opt(&o)
+			}
+			e := &Estimator{opts: o}
+			method, model := e.serviceModel(tc.stats, tc.maxExecSum, tc.maxExecCount)
+			gotMean := 0.0
+			if model != nil {
+				gotMean = model.Mean()
+			}
+			if diff := cmp.Diff([2]any{tc.wantMethod, tc.wantMean}, [2]any{method, gotMean}, cmpopts.EquateApprox(1e-9, 0)); diff != "" {
+				t.Errorf("(method, mean) (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
