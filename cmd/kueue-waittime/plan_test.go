@@ -698,3 +698,50 @@ func TestPlanInvalidInput(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanTieNamesTheEstimatorsBottleneck checks that plan converts a
+// ClusterQueue as the estimator does (estimator.ClusterQueueCapacity): on a
+// k_eff tie between memory and cpu, written memory first, both name cpu.
+func TestPlanTieNamesTheEstimatorsBottleneck(t *testing.T) {
+	const manifests = `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  resourceGroups:
+  - coveredResources: [memory, cpu]
+    flavors:
+    - name: default
+      resources:
+      - {name: memory, nominalQuota: 2Gi}
+      - {name: cpu, nominalQuota: "4"}
+---
+apiVersion: kueue-waittime.x-k8s.io/v1alpha1
+kind: WorkloadClasses
+classes:
+- name: tie
+  clusterQueue: cq
+  podSets:
+  - name: main
+    requests: {cpu: "1", memory: 512Mi}
+  arrivalRate: 0.1
+  meanService: 20s
+`
+	r := runCommand(t, strings.NewReader(manifests), "plan", "-f", "-", "-o", "json")
+	checkOK(t, r)
+	var report struct {
+		ClusterQueues []struct {
+			KEff               int    `json:"kEff"`
+			BottleneckResource string `json:"bottleneckResource"`
+		} `json:"clusterQueues"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
+		t.Fatalf("%v in\n%s", err, r.stdout)
+	}
+	if len(report.ClusterQueues) != 1 || report.ClusterQueues[0].KEff != 4 || report.ClusterQueues[0].BottleneckResource != "cpu" {
+		t.Errorf("got %+v, want k_eff 4 by cpu\n%s", report.ClusterQueues, r.stdout)
+	}
+}

@@ -61,11 +61,28 @@ func TestPredictJSON(t *testing.T) {
 				"kEff": 0.0, "bottleneck": "example.com/gpu", "meanWaitSeconds": nil,
 			},
 		},
-		"quotable only by borrowing has no server": {
+		"quotable only by borrowing: no nominal figures, those with borrowing": {
+			// k_eff⁺ = ⌊10/4⌋ = 2, ρ⁺ = 0.5·1/2 = 0.25.
 			args: []string{"--quota", "cpu=2", "--borrowable", "cpu=8", "--demand", "cpu=4", "--arrival-rate", "0.5", "--mean-service", "1s"},
 			want: map[string]any{
-				"admissibility": "Quotable", "kEff": 0.0, "bottleneck": "cpu", "arrivalRate": 0.5, "utilization": nil,
+				"admissibility": "Quotable", "kEff": 0.0, "kEffWithBorrowing": 2.0, "bottleneck": "cpu", "arrivalRate": 0.5, "utilization": nil,
 				"stable": nil, "meanWaitSeconds": nil,
+			},
+		},
+		"quotable only by borrowing with a target utilization: over k_eff with borrowing": {
+			// The case: quota 2 + borrowable 20, demand 20: k_eff 0,
+			// k_eff⁺ 1, λ = 0.5·1/20.
+			args: []string{"--quota", "cpu=2", "--borrowable", "cpu=20", "--demand", "cpu=20", "--utilization", "0.5", "--mean-service", "20s"},
+			want: map[string]any{
+				"admissibility": "Quotable", "kEff": 0.0, "kEffWithBorrowing": 1.0, "arrivalRate": 0.025, "utilization": nil,
+			},
+		},
+		"borrowing: the nominal figures stay over k_eff": {
+			// The case: quota 20 + borrowable 20, demand 20: k_eff 1,
+			// k_eff⁺ 2; ρ = 0.025·20/1 = 0.5 nominal.
+			args: []string{"--quota", "cpu=20", "--borrowable", "cpu=20", "--demand", "cpu=20", "--arrival-rate", "0.025", "--mean-service", "20s"},
+			want: map[string]any{
+				"kEff": 1.0, "kEffWithBorrowing": 2.0, "utilization": 0.5, "meanWaitSeconds": mmkMean(1, 0.5, 20),
 			},
 		},
 		"unstable": {
@@ -170,9 +187,26 @@ func TestPredictTable(t *testing.T) {
 			},
 			not: []string{"utilization"},
 		},
-		"no server": {
-			args:  []string{"--quota", "cpu=2", "--borrowable", "cpu=8", "--demand", "cpu=4", "--arrival-rate", "0.5", "--mean-service", "1s"},
-			lines: []string{"model              k_eff = 0: the nominal quota cannot hold one such workload"},
+		"no nominal server": {
+			args: []string{"--quota", "cpu=2", "--borrowable", "cpu=8", "--demand", "cpu=4", "--arrival-rate", "0.5", "--mean-service", "1s"},
+			lines: []string{
+				"k_eff                             0 (bottleneck: cpu)",
+				"k_eff⁺                            2 (nominal + --borrowable: the optimistic bound)",
+				"model                             k_eff = 0: the nominal quota cannot hold one such workload",
+				"utilization ρ_eff with borrowing  0.25",
+			},
+			not: []string{"utilization ρ_eff  "},
+		},
+		"borrowing beside the nominal figures": {
+			args: []string{"--quota", "cpu=20", "--borrowable", "cpu=20", "--demand", "cpu=20", "--arrival-rate", "0.025", "--mean-service", "20s"},
+			lines: []string{
+				"k_eff                             1 (bottleneck: cpu)",
+				"k_eff⁺                            2 (nominal + --borrowable: the optimistic bound)",
+				"utilization ρ_eff                 0.5",
+				"mean wait                         20.00s (paper Approximation 1)",
+				"utilization ρ_eff with borrowing  0.25",
+				"mean wait with borrowing          1.33s (paper Approximation 1)",
+			},
 		},
 		"preemption shown": {
 			args:  []string{"--servers", "2", "--arrival-rate", "0.01", "--preemption-rate", "0.002", "--mean-service", "2m"},
@@ -340,10 +374,6 @@ func TestPredictInvalidInput(t *testing.T) {
 		"demand of pods": {
 			args: []string{"--quota", "pods=2", "--demand", "pods=1", "--arrival-rate", "0.1", "--mean-service", "20s"},
 			want: p + "--demand: pods is not requested: the workload counts as one pod against a pods quota",
-		},
-		"k_eff 0 with utilization": {
-			args: []string{"--quota", "cpu=2", "--borrowable", "cpu=8", "--demand", "cpu=4", "--utilization", "0.5", "--mean-service", "20s"},
-			want: p + "--utilization: k_eff is 0 (the nominal quota cannot hold one such workload), so no arrival rate yields a utilization; give --arrival-rate instead",
 		},
 		"zero servers": {
 			args: []string{"--servers", "0", "--arrival-rate", "0.1", "--mean-service", "20s"},

@@ -16,13 +16,21 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
-// clusterQueueCapacity converts a ClusterQueue snapshot into the pure
-// capacity model. Nominal is Kueue's nominal quota; Borrowable is
+// ClusterQueueCapacity converts a ClusterQueue snapshot into the pure
+// capacity model: the one conversion of the estimator and of plan, so that
+// both name the same bottleneck.
+//
+// A group's resources are in name order: the snapshot holds them as a set
+// (the spec's order is gone), and a fixed order makes a k_eff tie name the
+// same bottleneck everywhere. Flavors keep the spec's order, Kueue's
+// preference. Nominal is Kueue's nominal quota; Borrowable is
 // PotentialAvailable − nominal, which Kueue bounds by the borrowing and
-// lending limits along the cohort tree; ExpectedBorrowable is what the
-// ClusterQueue could borrow at this instant (its usage plus Available, less
-// nominal), the state-conditioned stand-in for E[B] of paper §3.5.
-func clusterQueueCapacity(cqs *schdcache.ClusterQueueSnapshot) *capacity.ClusterQueue {
+// lending limits along the cohort tree, and Unlimited when the potential
+// is Unlimited; ExpectedBorrowable is what the ClusterQueue could borrow at
+// this instant (its usage plus Available, less nominal), the
+// state-conditioned stand-in for E[B] of paper §3.5, and Borrowable when
+// either is Unlimited. On the snapshot of an idle cohort it is Borrowable.
+func ClusterQueueCapacity(cqs *schdcache.ClusterQueueSnapshot) *capacity.ClusterQueue {
 	out := &capacity.ClusterQueue{Name: string(cqs.Name), ResourceGroups: make([]capacity.ResourceGroup, 0, len(cqs.ResourceGroups))}
 	for _, rg := range cqs.ResourceGroups {
 		names := make([]string, 0, rg.CoveredResources.Len())
@@ -34,26 +42,34 @@ func clusterQueueCapacity(cqs *schdcache.ClusterQueueSnapshot) *capacity.Cluster
 		for _, f := range rg.Flavors {
 			fq := capacity.FlavorQuotas{Name: string(f), Quotas: make([]capacity.Quota, len(names))}
 			for i, r := range names {
-				fr := resources.FlavorResource{Flavor: f, Resource: corev1.ResourceName(r)}
-				nominal := cqs.QuotaFor(fr).Nominal.Int64()
-				potential := cqs.PotentialAvailable(fr).Int64()
-				q := capacity.Quota{Nominal: nominal}
-				if potential > nominal {
-					q.Borrowable = potential - nominal
-				}
-				if q.Nominal == capacity.Unlimited || q.Borrowable == capacity.Unlimited {
-					q.ExpectedBorrowable = q.Borrowable
-				} else {
-					now := cqs.ResourceNode.Usage[fr].Int64() + cqs.Available(fr).Int64() - nominal
-					q.ExpectedBorrowable = min(max(now, 0), q.Borrowable)
-				}
-				fq.Quotas[i] = q
+				fq.Quotas[i] = quotaOf(cqs, resources.FlavorResource{Flavor: f, Resource: corev1.ResourceName(r)})
 			}
 			g.Flavors = append(g.Flavors, fq)
 		}
 		out.ResourceGroups = append(out.ResourceGroups, g)
 	}
 	return out
+}
+
+// quotaOf is the capacity model of one flavor-resource of a snapshot (see
+// ClusterQueueCapacity).
+func quotaOf(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResource) capacity.Quota {
+	nominal := cqs.QuotaFor(fr).Nominal.Int64()
+	potential := cqs.PotentialAvailable(fr).Int64()
+	q := capacity.Quota{Nominal: nominal}
+	switch {
+	case potential == capacity.Unlimited && nominal != capacity.Unlimited:
+		q.Borrowable = capacity.Unlimited
+	case potential > nominal:
+		q.Borrowable = potential - nominal
+	}
+	if q.Nominal == capacity.Unlimited || q.Borrowable == capacity.Unlimited {
+		q.ExpectedBorrowable = q.Borrowable
+	} else {
+		now := cqs.ResourceNode.Usage[fr].Int64() + cqs.Available(fr).Int64() - nominal
+		q.ExpectedBorrowable = min(max(now, 0), q.Borrowable)
+	}
+	return q
 }
 
 // workloadDemand converts a workload's pod sets to the pure model. Kueue's

@@ -223,7 +223,7 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 		return adm, ""
 	}
 	defer e.recoverPanic("Classify")
-	c := capacity.Classify(clusterQueueCapacity(cqs), workloadDemand(info))
+	c := capacity.Classify(ClusterQueueCapacity(cqs), workloadDemand(info))
 	if c.Admissibility == capacity.Unfeasible {
 		return Unfeasible, c.Reason
 	}
@@ -755,7 +755,7 @@ func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReferenc
 // and gives the ledger the first estimate of each workload.
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueOutput, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
-	capModel := clusterQueueCapacity(cqs)
+	capModel := ClusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
 	in := e.queueInputs(cqs, len(pending))
@@ -861,7 +861,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
 		if classifications[i].Admissibility == capacity.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason
-		} else if estimates != nil && i < len(estimates) && estimates[i].Method != forecast.MethodUnfeasible {
+		} else if estimates != nil && i < len(estimates) && estimates[i].Quotable {
 			f := estimates[i]
 			est.Method, est.HasWait = method, true
 			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)

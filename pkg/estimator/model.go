@@ -15,10 +15,16 @@ import (
 // fillQueueModel computes the a-priori model of paper §3.3–3.5: k_eff of
 // the nominal quota over the demand mix (each distinct demand shape among
 // the known workloads weighted by its count, Eq. 4; Eq. 3 for one shape;
-// see demandClasses.mix),
-// k_eff⁺ with the expected borrowable capacity, and, once arrivals and
-// service times are measured, ρ_eff with preemption feedback, Erlang-C, the
-// paper's Approximation 1 and Whitt's GI/G/k mean wait.
+// see demandClasses.mix) and k_eff⁺ with the expected borrowable capacity,
+// and, once arrivals and service times are measured, ρ_eff with preemption
+// feedback, Erlang-C, the paper's Approximation 1 and Whitt's GI/G/k mean
+// wait.
+//
+// The rule (the same as predict's): the model's server count is the
+// nominal k_eff; Utilization to WhittMeanWait and the priority breakdown
+// are over it. k_eff⁺ is the paper's optimistic bound: the same figures
+// over it go beside the nominal ones, in WithBorrowing, also when k_eff is
+// 0 and only borrowing lets a workload run.
 func (e *Estimator) fillQueueModel(m *QueueModel, cq *capacity.ClusterQueue, mix []capacity.Class, v statsView) {
 	if len(mix) == 0 {
 		return
@@ -30,16 +36,33 @@ func (e *Estimator) fillQueueModel(m *QueueModel, cq *capacity.ClusterQueue, mix
 	}
 	m.EffectiveServers = k.Servers
 	m.BottleneckFlavor, m.BottleneckResource = k.Flavor, k.Resource
-	if kb, err := capacity.KEffMix(cq, mix, capacity.BasisExpectedBorrowing); err == nil && kb.Servers != k.Servers {
+	kb, err := capacity.KEffMix(cq, mix, capacity.BasisExpectedBorrowing)
+	if err == nil && kb.Servers != k.Servers {
 		m.EffectiveServersWithBorrowing, m.HasBorrowing = kb.Servers, true
 	}
-	if !v.hasArrivals || !v.hasService || k.Servers < 1 || k.Unbounded {
+	if !v.hasArrivals || !v.hasService {
 		return
 	}
-	servers := k.Servers
-	if m.HasBorrowing {
-		servers = m.EffectiveServersWithBorrowing
+	m.HasArrivalsAndService = true
+	m.ArrivalRate, m.ArrivalSCV, m.PreemptionRate = v.arrivalRate, v.arrivalSCV, v.preemptionRate
+	m.MeanService, m.ServiceSCV = seconds(v.serviceMean), v.serviceSCV
+	if k.Servers >= 1 && !k.Unbounded {
+		if l, ok := e.loadModel(m.ClusterQueue, k.Servers, v); ok {
+			m.HasRates = true
+			m.Utilization, m.Stable, m.ProbabilityOfWait = l.Utilization, l.Stable, l.ProbabilityOfWait
+			m.MeanWait, m.WhittMeanWait = l.MeanWait, l.WhittMeanWait
+			m.Priorities = priorityModels(k.Servers, v.priorityRates, v.serviceMean, v.serviceSCV)
+		}
 	}
+	if m.HasBorrowing && kb.Servers >= 1 && !kb.Unbounded {
+		m.WithBorrowing, m.HasRatesWithBorrowing = e.loadModel(m.ClusterQueue, kb.Servers, v)
+	}
+}
+
+// loadModel evaluates the M/G/k model with the measured rates over servers
+// (≥ 1; at most queueing.MaxServers are evaluated); false when the model
+// rejects the figures.
+func (e *Estimator) loadModel(cq kueue.ClusterQueueReference, servers int, v statsView) (LoadModel, bool) {
 	r, err := queueing.Analyze(queueing.Model{
 		Servers:        min(servers, queueing.MaxServers),
 		ArrivalRate:    v.arrivalRate,
@@ -49,19 +72,16 @@ func (e *Estimator) fillQueueModel(m *QueueModel, cq *capacity.ClusterQueue, mix
 		ArrivalSCV:     v.arrivalSCV,
 	})
 	if err != nil {
-		e.opts.log.V(4).Info("Cannot analyze the queue model", "clusterQueue", m.ClusterQueue, "err", err)
-		return
+		e.opts.log.V(4).Info("Cannot analyze the queue model", "clusterQueue", cq, "servers", servers, "err", err)
+		return LoadModel{}, false
 	}
-	m.HasRates = true
-	m.ArrivalRate, m.ArrivalSCV, m.PreemptionRate = v.arrivalRate, v.arrivalSCV, v.preemptionRate
-	m.MeanService, m.ServiceSCV = seconds(v.serviceMean), v.serviceSCV
-	m.Priorities = priorityModels(servers, v.priorityRates, v.serviceMean, v.serviceSCV)
-	m.Utilization, m.Stable = r.Utilization, r.Stable
+	l := LoadModel{Utilization: r.Utilization, Stable: r.Stable}
 	if r.Stable {
-		m.ProbabilityOfWait = r.WaitProbability
-		m.MeanWait = seconds(r.Approximation1.MeanWait)
-		m.WhittMeanWait = seconds(r.Whitt.MeanWait)
+		l.ProbabilityOfWait = r.WaitProbability
+		l.MeanWait = seconds(r.Approximation1.MeanWait)
+		l.WhittMeanWait = seconds(r.Whitt.MeanWait)
 	}
+	return l, true
 }
 
 // priorityModels applies the paper's priority rule to the measured

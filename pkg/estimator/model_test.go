@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
 
 func TestPriorityModels(t *testing.T) {
@@ -42,6 +44,129 @@ func TestPriorityModels(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(1e-5, 0),
 				cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() < 10*time.Microsecond })); diff != "" {
 				t.Errorf("priority models (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFillQueueModelBorrowing checks the one rule of predict and the live
+// model: the figures are over the nominal k_eff, and those over k_eff⁺ go
+// beside them, also when only borrowing lets a workload run. λ = 0.05/s,
+// E[S] = 20 s, M/M/k: k = 2 gives ρ = 0.5, C(2, 1) = 1/3 and W = 20/3 s;
+// k = 4 gives ρ = 0.25 and W = 0.136054 s (as in TestPriorityModels).
+func TestFillQueueModelBorrowing(t *testing.T) {
+	queue := func(nominal, expectedBorrowable int64) *capacity.ClusterQueue {
+		return &capacity.ClusterQueue{Name: "cq", ResourceGroups: []capacity.ResourceGroup{{
+			Resources: []string{"cpu"},
+			Flavors: []capacity.FlavorQuotas{{Name: "default", Quotas: []capacity.Quota{
+				{Nominal: nominal, Borrowable: expectedBorrowable, ExpectedBorrowable: expectedBorrowable},
+			}}},
+		}}}
+	}
+	mix := []capacity.Class{{Rate: 1, Workload: capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": 10000}}}}}}
+	measured := statsView{hasArrivals: true, arrivalRate: 0.05, arrivalSCV: 1, hasService: true, serviceMean: 20, serviceSCV: 1}
+	halfLoaded := LoadModel{Utilization: 0.5, Stable: true, ProbabilityOfWait: 1.0 / 3, MeanWait: 20 * time.Second / 3, WhittMeanWait: 20 * time.Second / 3}
+	quarterLoaded := LoadModel{Utilization: 0.25, Stable: true, ProbabilityOfWait: 0.020408, MeanWait: 136054 * time.Microsecond, WhittMeanWait: 136054 * time.Microsecond}
+	rates := QueueModel{HasArrivalsAndService: true, ArrivalRate: 0.05, ArrivalSCV: 1, MeanService: 20 * time.Second, ServiceSCV: 1}
+	withNominal := func(m QueueModel, l LoadModel) QueueModel {
+		m.HasRates = true
+		m.Utilization, m.Stable, m.ProbabilityOfWait, m.MeanWait, m.WhittMeanWait = l.Utilization, l.Stable, l.ProbabilityOfWait, l.MeanWait, l.WhittMeanWait
+		return m
+	}
+	cases := map[string]struct {
+		cq    *capacity.ClusterQueue
+		stats statsView
+		want  QueueModel
+	}{
+		"no borrowing: the nominal model alone": {
+			cq:    queue(20000, 0),
+			stats: measured,
+			want: withNominal(func(m QueueModel) QueueModel {
+				m.EffectiveServers, m.BottleneckFlavor, m.BottleneckResource = 2, "default", "cpu"
+				return m
+			}(rates), halfLoaded),
+		},
+		"borrowing: the nominal figures, and those over k_eff⁺ beside them": {
+			cq:    queue(20000, 20000),
+			stats: measured,
+			want: withNominal(func(m QueueModel) QueueModel {
+				m.EffectiveServers, m.BottleneckFlavor, m.BottleneckResource = 2, "default", "cpu"
+				m.EffectiveServersWithBorrowing, m.HasBorrowing = 4, true
+				m.WithBorrowing, m.HasRatesWithBorrowing = quarterLoaded, true
+				return m
+			}(rates), halfLoaded),
+		},
+		"only borrowing holds a workload: no nominal figures, those with borrowing given": {
+			cq:    queue(5000, 15000),
+			stats: measured,
+			want: func(m QueueModel) QueueModel {
+				m.EffectiveServers, m.BottleneckFlavor, m.BottleneckResource = 0, "default", "cpu"
+				m.EffectiveServersWithBorrowing, m.HasBorrowing = 2, true
+				m.WithBorrowing, m.HasRatesWithBorrowing = halfLoaded, true
+				return m
+			}(rates),
+		},
+		"borrowing before arrivals are measured: server counts only": {
+			cq:    queue(20000, 20000),
+			stats: statsView{hasService: true, serviceMean: 20, serviceSCV: 1},
+			want: QueueModel{EffectiveServers: 2, BottleneckFlavor: "default", BottleneckResource: "cpu",
+				EffectiveServersWithBorrowing: 4, HasBorrowing: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := &Estimator{opts: defaultOptions()}
+			var got QueueModel
+			e.fillQueueModel(&got, tc.cq, mix, tc.stats)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(1e-5, 0),
+				cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() < 10*time.Microsecond })); diff != "" {
+				t.Errorf("queue model (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestServiceModelChoosesTheMethod checks that the estimate's one
+// enumeration of methods follows the service law the roll is given.
+func TestServiceModelChoosesTheMethod(t *testing.T) {
+	ten := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
+	cases := map[string]struct {
+		opts         []Option
+		stats        statsView
+		maxExecSum   float64
+		maxExecCount int
+		wantMethod   Method
+		wantMean     float64
+	}{
+		"enough completions: the observed law": {
+			stats:      statsView{hasService: true, serviceMean: 55, serviceSample: ten},
+			wantMethod: MethodForecast, wantMean: 55,
+		},
+		"too few completions, a configured prior": {
+			opts:       []Option{WithPriorMeanService(30 * time.Second)},
+			stats:      statsView{hasService: true, serviceMean: 20, serviceSample: ten[:3]},
+			wantMethod: MethodAPriori, wantMean: 30,
+		},
+		"too few completions, no prior: the mean maximum execution time": {
+			maxExecSum: 120, maxExecCount: 2,
+			wantMethod: MethodAPriori, wantMean: 60,
+		},
+		"nothing to go on": {wantMethod: MethodNone},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := defaultOptions()
+			for _, opt := range tc.opts {
+				opt(&o)
+			}
+			e := &Estimator{opts: o}
+			method, model := e.serviceModel(tc.stats, tc.maxExecSum, tc.maxExecCount)
+			gotMean := 0.0
+			if model != nil {
+				gotMean = model.Mean()
+			}
+			if diff := cmp.Diff([2]any{tc.wantMethod, tc.wantMean}, [2]any{method, gotMean}, cmpopts.EquateApprox(1e-9, 0)); diff != "" {
+				t.Errorf("(method, mean) (-want,+got):\n%s", diff)
 			}
 		})
 	}

@@ -66,17 +66,20 @@ type QueueModel struct {
 	ClusterQueue kueue.ClusterQueueReference
 	// EffectiveServers is k_eff by vector packing of the nominal quota over
 	// the demand mix of the known workloads (Eq. 3, or Eq. 4 for several
-	// demand shapes). Zero when no workload is known.
+	// demand shapes): the model's server count. Zero when no workload is
+	// known or the nominal quota cannot hold one.
 	EffectiveServers int
-	// EffectiveServersWithBorrowing is k_eff⁺ with the expected borrowable
-	// capacity; valid when HasBorrowing.
+	// EffectiveServersWithBorrowing is k_eff⁺, the same count with the
+	// expected borrowable capacity added (§3.5): the paper's optimistic
+	// bound, reported beside the nominal model, never instead of it; valid
+	// when HasBorrowing (it differs from EffectiveServers).
 	EffectiveServersWithBorrowing int
 	HasBorrowing                  bool
 	BottleneckFlavor              string
 	BottleneckResource            string
-	// HasRates is set once arrivals and service times have been measured;
-	// the fields below are meaningful only then.
-	HasRates bool
+	// HasArrivalsAndService is set once arrivals and service times have
+	// been measured: ArrivalRate to ServiceSCV are meaningful only then.
+	HasArrivalsAndService bool
 	// ArrivalRate is λ (new workloads per second), PreemptionRate μ_p
 	// (preempted workloads re-entering per second).
 	ArrivalRate    float64
@@ -84,7 +87,12 @@ type QueueModel struct {
 	PreemptionRate float64
 	MeanService    time.Duration
 	ServiceSCV     float64
-	// Utilization is ρ_eff = (λ + μ_p)·E[S]/k_eff; it may exceed 1.
+	// HasRates is set when the nominal model was evaluated: arrivals and
+	// service times measured, 1 ≤ EffectiveServers and the quota bounded.
+	// Utilization to WhittMeanWait and Priorities are meaningful only then.
+	HasRates bool
+	// Utilization is ρ_eff = (λ + μ_p)·E[S]/k_eff over the nominal
+	// EffectiveServers; it may exceed 1.
 	Utilization float64
 	// Stable is ρ_eff < 1; when false no mean wait exists.
 	Stable bool
@@ -94,6 +102,13 @@ type QueueModel struct {
 	// estimate with the measured c_a² (valid when Stable).
 	MeanWait      time.Duration
 	WhittMeanWait time.Duration
+	// WithBorrowing is the same model over EffectiveServersWithBorrowing:
+	// the paper's optimistic bound k_eff⁺, valid when HasRatesWithBorrowing
+	// (HasBorrowing, arrivals and service times measured, 1 ≤ k_eff⁺). It
+	// is given also when the nominal quota holds no workload (k_eff = 0,
+	// HasRates false) and borrowing does.
+	WithBorrowing         LoadModel
+	HasRatesWithBorrowing bool
 	// EMAWait is the paper's baseline, an EMA of observed waits; valid
 	// when HasEMA.
 	EMAWait time.Duration
@@ -483,6 +498,19 @@ type RefreshReport struct {
 	// least this often, later only when a refresh is slow (the loop then
 	// waits five times the refresh's duration).
 	MaxStaleness time.Duration
+}
+
+// LoadModel is the a-priori M/G/k model of a ClusterQueue over one
+// server count k.
+type LoadModel struct {
+	// Utilization is ρ = (λ + μ_p)·E[S]/k; it may exceed 1.
+	Utilization float64
+	// Stable is ρ < 1; ProbabilityOfWait (Erlang-C), MeanWait (the paper's
+	// Approximation 1) and WhittMeanWait (GI/G/k) are valid only then.
+	Stable            bool
+	ProbabilityOfWait float64
+	MeanWait          time.Duration
+	WhittMeanWait     time.Duration
 }
 
 // PriorityModel is the a-priori model of one priority class of a

@@ -39,8 +39,8 @@
 // Every [Estimate] is finite, ≥ 0 and at most the time horizon (default 7
 // days), with P50 ≤ P90, also in transient overload (ρ ≥ 1): the roll
 // drains a finite queue. A figure cut by the horizon is flagged Clamped.
-// Unfeasible (not Quotable) workloads are skipped entirely and get
-// [MethodUnfeasible]. Bad per-workload numbers (NaN ages, negative
+// Unfeasible (not Quotable) workloads are skipped entirely: their estimate
+// is not Quotable and has no figures. Bad per-workload numbers (NaN ages, negative
 // demands, absurd bounds) are sanitized; a queue that cannot be forecast at
 // all (nil service model, unknown policy) yields an error wrapping
 // [ErrInvalidQueue]. Randomness comes only from the caller's *rand.Rand,
@@ -48,7 +48,7 @@
 //
 // # Service models
 //
-// [Exponential] (a-priori, memoryless; [MethodForecastExponential]),
-// [Empirical] (observed completions, with an exponential tail past the
-// largest observation; [MethodForecast]) and [Deterministic].
+// [Exponential] (a-priori, memoryless), [Empirical] (observed completions,
+// with an exponential tail past the largest observation) and
+// [Deterministic].
 package forecast

@@ -88,7 +88,7 @@ type Pending struct {
 	Options []capacity.Quantities
 	// Quotable is the partition of paper Def. 3. A workload that is not
 	// Quotable (Unfeasible) is skipped entirely: it neither waits nor
-	// blocks, and gets [MethodUnfeasible].
+	// blocks, and its [Estimate] is not Quotable.
 	Quotable bool
 	// MaxExecutionSeconds bounds its service time as for [Running].
 	MaxExecutionSeconds float64
@@ -151,24 +151,11 @@ type Queue struct {
 	PreemptedRestart bool
 }
 
-// Method says how an [Estimate] was produced. The set is closed:
-// [MethodForecast], [MethodForecastExponential] and [MethodUnfeasible].
-type Method string
-
-const (
-	// MethodForecast: Monte Carlo roll with a service model learned from
-	// observations (any [ServiceModel] other than [Exponential]).
-	MethodForecast Method = "Forecast"
-	// MethodForecastExponential: the same roll with an a-priori
-	// [Exponential] service model of configured mean.
-	MethodForecastExponential Method = "ForecastExponential"
-	// MethodUnfeasible: the workload is not Quotable; it gets no wait.
-	MethodUnfeasible Method = "Unfeasible"
-)
-
 // Estimate is the forecast for one pending workload. All times are seconds
 // from now, finite, ≥ 0 and at most the horizon; P50 ≤ P90. For a workload
-// with Method [MethodUnfeasible] the times are 0 and carry no meaning.
+// that is not Quotable the times are 0 and carry no meaning. How the
+// estimate was made (which service model) is the caller's choice and the
+// caller's to report: the package has no enumeration of methods.
 type Estimate struct {
 	ID       string
 	Quotable bool
@@ -181,7 +168,6 @@ type Estimate struct {
 	// (the adapter adds it to now to publish an admission time). Waits are
 	// measured from now, so it equals ExpectedWaitSeconds.
 	AdmissionOffsetSeconds float64
-	Method                 Method
 	// Extrapolated is set for workloads beyond the count horizon, whose
 	// figures come from the simulated admission throughput rather than the
 	// roll itself.
@@ -383,11 +369,6 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	if err := validate(q, r); err != nil {
 		return nil, err
 	}
-	method := MethodForecast
-	switch q.Service.(type) {
-	case Exponential, *Exponential:
-		method = MethodForecastExponential
-	}
 	out := make([]Estimate, len(q.Pending))
 	s := newScene(q.Capacity, len(q.Running))
 	for _, run := range q.Running {
@@ -408,10 +389,8 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 		e.ID = p.ID
 		e.Quotable = p.Quotable
 		if !p.Quotable {
-			e.Method = MethodUnfeasible
 			continue
 		}
-		e.Method = method
 		if blocked {
 			f.clampToHorizon(e)
 			continue

@@ -84,13 +84,11 @@ func checkInvariants(t testing.TB, q Queue, est []Estimate, horizon float64) {
 		if e.AdmissionOffsetSeconds != e.ExpectedWaitSeconds {
 			t.Fatalf("estimate %d: offset %v != expected %v", i, e.AdmissionOffsetSeconds, e.ExpectedWaitSeconds)
 		}
-		switch {
-		case !p.Quotable:
-			if e.Method != MethodUnfeasible || e.ExpectedWaitSeconds != 0 || e.P90Seconds != 0 || e.Clamped || e.Extrapolated {
-				t.Fatalf("unfeasible estimate %d = %+v", i, e)
-			}
-		case e.Method != MethodForecast && e.Method != MethodForecastExponential:
-			t.Fatalf("quotable estimate %d has method %q", i, e.Method)
+		if e.Quotable != p.Quotable {
+			t.Fatalf("estimate %d: Quotable %v, pending %v", i, e.Quotable, p.Quotable)
+		}
+		if !p.Quotable && (e.ExpectedWaitSeconds != 0 || e.P90Seconds != 0 || e.Clamped || e.Extrapolated) {
+			t.Fatalf("unfeasible estimate %d = %+v", i, e)
 		}
 	}
 }
@@ -176,32 +174,6 @@ func TestForecastRejectsBadQueue(t *testing.T) {
 			tc.edit(&q)
 			if _, err := f.Forecast(q, tc.rng); !errors.Is(err, ErrInvalidQueue) {
 				t.Fatalf("Forecast error = %v, want ErrInvalidQueue", err)
-			}
-		})
-	}
-}
-
-func TestMethodFollowsServiceModel(t *testing.T) {
-	f := mustNew(t, WithSamples(4))
-	emp, err := NewEmpirical([]float64{5, 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp := mustExponential(t, 10)
-	cases := map[string]struct {
-		model ServiceModel
-		want  Method
-	}{
-		"exponential":         {exp, MethodForecastExponential},
-		"pointer exponential": {&exp, MethodForecastExponential},
-		"empirical":           {emp, MethodForecast},
-		"deterministic":       {mustDeterministic(t, 3), MethodForecast},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			q := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: tc.model}
-			if got := mustForecast(t, f, q, 1)[0].Method; got != tc.want {
-				t.Errorf("method = %q, want %q", got, tc.want)
 			}
 		})
 	}
@@ -475,7 +447,7 @@ func TestMatchesErlangWhenAllBusy(t *testing.T) {
 		if !approx(e.P90Seconds, p90, 0.03*p90) {
 			t.Errorf("n=%d: P90 %v, want %v", n, e.P90Seconds, p90)
 		}
-		if e.Extrapolated || e.Clamped || e.Method != MethodForecastExponential {
+		if e.Extrapolated || e.Clamped {
 			t.Errorf("n=%d: flags %+v", n, e)
 		}
 	}

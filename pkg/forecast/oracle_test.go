@@ -247,12 +247,10 @@ func TestAcceptanceMMk(t *testing.T) {
 	const k, meanS, rho = 4, 20.0, 0.9
 	paper := paperWait(k, rho, meanS, 1)
 	cases := map[string]struct {
-		model  func([]float64) ServiceModel
-		method Method
+		model func([]float64) ServiceModel
 	}{
 		"a-priori exponential": {
-			model:  func([]float64) ServiceModel { return mustExponential(t, meanS) },
-			method: MethodForecastExponential,
+			model: func([]float64) ServiceModel { return mustExponential(t, meanS) },
 		},
 		// The service model learned from the completions seen so far (an
 		// exponential prior until 20 have completed).
@@ -267,7 +265,6 @@ func TestAcceptanceMMk(t *testing.T) {
 				}
 				return e
 			},
-			method: MethodForecast,
 		},
 	}
 	for name, tc := range cases {
@@ -293,9 +290,6 @@ func TestAcceptanceMMk(t *testing.T) {
 			}
 			if s.coverageP90 < 0.85 || s.coverageP90 > 0.97 {
 				t.Errorf("P90 coverage %.3f not in [0.85, 0.97]", s.coverageP90)
-			}
-			if got := records[len(records)-1].forecast.Method; got != tc.method {
-				t.Errorf("method %q, want %q", got, tc.method)
 			}
 		})
 	}

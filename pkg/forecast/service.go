@@ -36,8 +36,7 @@ type ServiceModel interface {
 var ErrInvalidServiceModel = errors.New("invalid service model")
 
 // Exponential is the memoryless service model: S ~ Exp(1/mean), so the
-// residual of a workload of any age is again Exp(1/mean). Forecasts made
-// with it report [MethodForecastExponential].
+// residual of a workload of any age is again Exp(1/mean).
 type Exponential struct {
 	mean float64
 }
@@ -74,7 +73,7 @@ func (e Exponential) Mean() float64 { return e.mean }
 // largest observations over the smallest of them (a peaks-over-threshold
 // estimate of the mean residual life in the tail; for an exponential sample
 // e ≈ E[S]). When that excess is 0 (n = 1, or ties at the top) e falls back
-// to the sample mean. Forecasts made with it report [MethodForecast].
+// to the sample mean.
 type Empirical struct {
 	sorted   []float64
 	mean     float64

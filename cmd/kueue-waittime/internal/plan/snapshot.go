@@ -10,11 +10,11 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
-	"sigs.k8s.io/kueue/pkg/resources"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 )
 
 // queueState is one ClusterQueue as Kueue's scheduler snapshot sees it.
@@ -91,48 +91,11 @@ func buildSnapshot(ctx context.Context, in *inputs) (map[string]*queueState, sna
 			st.reason = fmt.Sprintf("%s: %s", reason, msg)
 		} else {
 			st.active = true
-			st.capacity = capacityOf(cq, cqs)
+			st.capacity = estimator.ClusterQueueCapacity(cqs)
 		}
 		states[cq.Name] = st
 	}
 	return states, notes, nil
-}
-
-// capacityOf reads the capacity model of a ClusterQueue from its snapshot,
-// keeping the resource and flavor order of the spec (which breaks k_eff
-// ties the way the user wrote it).
-func capacityOf(spec *kueue.ClusterQueue, cqs *schdcache.ClusterQueueSnapshot) *capacity.ClusterQueue {
-	out := &capacity.ClusterQueue{Name: spec.Name}
-	for _, rg := range spec.Spec.ResourceGroups {
-		g := capacity.ResourceGroup{}
-		for _, r := range rg.CoveredResources {
-			g.Resources = append(g.Resources, string(r))
-		}
-		for _, f := range rg.Flavors {
-			fq := capacity.FlavorQuotas{Name: string(f.Name)}
-			for _, r := range rg.CoveredResources {
-				fq.Quotas = append(fq.Quotas, quotaOf(cqs, resources.FlavorResource{Flavor: f.Name, Resource: r}))
-			}
-			g.Flavors = append(g.Flavors, fq)
-		}
-		out.ResourceGroups = append(out.ResourceGroups, g)
-	}
-	return out
-}
-
-// quotaOf is the capacity of one flavor-resource: nominal quota, and what
-// the ClusterQueue could borrow on top when the rest of its cohort is idle.
-func quotaOf(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResource) capacity.Quota {
-	nominal := cqs.QuotaFor(fr).Nominal.Int64()
-	potential := cqs.PotentialAvailable(fr).Int64()
-	q := capacity.Quota{Nominal: nominal}
-	switch {
-	case potential == capacity.Unlimited && nominal != capacity.Unlimited:
-		q.Borrowable = capacity.Unlimited
-	case potential > nominal:
-		q.Borrowable = potential - nominal
-	}
-	return q
 }
 
 // capacityRows lists a capacity model flavor-resource by flavor-resource.

@@ -31,8 +31,9 @@ workload is Quotable when its demand fits nominal + --borrowable in every
 resource, and Unfeasible otherwise (it never gets admitted without changing
 the quota), in which case no wait is given.
 
-The queue is M/G/k with k = k_eff, arrival rate λ (--arrival-rate, or derived
-from a target --utilization ρ_eff as λ = ρ_eff·k/E[S] − μ_p), preemption
+The queue is M/G/k with k = k_eff of the nominal quota, arrival rate λ
+(--arrival-rate, or derived from a target --utilization ρ_eff as
+λ = ρ_eff·k/E[S] − μ_p), preemption
 re-entries μ_p (--preemption-rate) counted as extra arrivals, mean service
 E[S] (--mean-service) and service-time coefficient of variation C_S
 (--service-cv). It reports ρ_eff = (λ + μ_p)·E[S]/k, stability (ρ_eff < 1), the
@@ -40,6 +41,14 @@ Erlang-C probability of waiting, the paper's Approximation 1 mean wait
 C(k, ρ)·E[S]/(k(1 − ρ))·(C_S² + 1)/2, Whitt's GI/G/k mean (which also uses the
 interarrival coefficient of variation c_a, --arrival-cv) and the P90 of the
 Approximation 1 wait law. An unstable queue has no finite wait.
+
+With --borrowable, k_eff⁺ counts nominal + --borrowable (the paper's
+optimistic bound, §3.5; the live estimator counts the amount it expects to
+borrow). When it differs from k_eff, the same figures over k_eff⁺ are
+reported beside the nominal ones (kEffWithBorrowing and withBorrowing in
+JSON), never instead of them. A workload that only borrowing lets run
+(k_eff = 0, k_eff⁺ ≥ 1) gets the figures with borrowing alone; a target
+--utilization is then over k_eff⁺.
 
 Quantities use Kubernetes notation (500m, 2, 64Mi) and are converted to
 Kueue's units (cpu in millicores, memory in bytes); durations use Go notation
@@ -53,6 +62,10 @@ const example = `  # Paper Table 2: 2 CPU quota, 500m/64Mi jobs of 20s mean at 6
   # Paper Table 3: memory is the bottleneck; JSON output.
   kueue-waittime predict --quota cpu=4,memory=2Gi --demand cpu=500m,memory=512Mi \
       --utilization 0.7 --mean-service 20s -o json
+
+  # Borrowing: k_eff 1 on the nominal quota, k_eff⁺ 2 with the borrowable cpu.
+  kueue-waittime predict --quota cpu=20 --borrowable cpu=20 --demand cpu=20 \
+      --utilization 0.5 --mean-service 20s
 
   # A job larger than the quota and anything it could borrow is Unfeasible.
   kueue-waittime predict --quota cpu=2 --borrowable cpu=4 --demand cpu=20 \

@@ -37,34 +37,54 @@ type Input struct {
 }
 
 // Result is the answer of predict, printed as JSON with these keys. Nil
-// pointers are figures that do not exist (unstable or Unfeasible queues).
+// pointers are figures that do not exist (unstable or Unfeasible queues, or
+// a nominal quota that holds no workload).
+//
+// The rule (the same as the live estimator's queue model): the model's
+// server count is the nominal k_eff; utilization, stability and waits are
+// over it. With --borrowable, k_eff⁺ counts the whole borrowable amount
+// too: the paper's optimistic bound (§3.5), whose figures go beside the
+// nominal ones in WithBorrowing, never instead of them.
 type Result struct {
 	// Admissibility is "Quotable" or "Unfeasible" (paper Def. 3).
 	Admissibility string `json:"admissibility"`
 	// Reason says why the workload is Unfeasible.
 	Reason string `json:"reason,omitempty"`
-	// KEff is the effective server count k_eff (or --servers).
+	// KEff is the effective server count k_eff of the nominal quota (or
+	// --servers).
 	KEff *int `json:"kEff"`
+	// KEffWithBorrowing is k_eff⁺, the count on nominal + --borrowable;
+	// given when it differs from KEff.
+	KEffWithBorrowing *int `json:"kEffWithBorrowing,omitempty"`
 	// Bottleneck is the binding resource of k_eff (quota mode only).
 	Bottleneck string `json:"bottleneck,omitempty"`
-	// ArrivalRate is λ per second: the flag, or ρ_eff·k/E[S] − μ_p.
+	// ArrivalRate is λ per second: the flag, or ρ_eff·k/E[S] − μ_p with k
+	// = k_eff (k_eff⁺ when k_eff is 0).
 	ArrivalRate *float64 `json:"arrivalRate"`
+	Load
+	// WithBorrowing is the model over KEffWithBorrowing; set with it.
+	WithBorrowing *Load `json:"withBorrowing,omitempty"`
+	// Note explains why the nominal model could not be evaluated, when it
+	// could not, or which server count a target utilization is over.
+	Note string `json:"note,omitempty"`
+}
+
+// Load is the M/G/k model over one server count k.
+type Load struct {
 	// Utilization is ρ_eff = (λ + μ_p)·E[S]/k.
 	Utilization *float64 `json:"utilization"`
 	// Stable is ρ_eff < 1; nil when the model was not evaluated.
 	Stable *bool `json:"stable"`
 	cli.Waits
-	// Note explains why the model could not be evaluated, when it could not.
-	Note string `json:"note,omitempty"`
 }
 
 // Predict evaluates the model. Errors are *cli.UsageError: input that
-// passes flag parsing but leaves the model undefined (k_eff = 0 with a
-// target utilization, a preemption rate above the target load, figures
-// the model rejects).
+// passes flag parsing but leaves the model undefined (no server even with
+// borrowing and a target utilization, a preemption rate above the target
+// load, figures the model rejects).
 func Predict(in Input) (Result, error) {
 	var r Result
-	servers := in.Servers
+	servers, borrowing := in.Servers, 0
 	if servers > 0 {
 		r.Admissibility = capacity.Quotable.String()
 	} else {
@@ -87,21 +107,48 @@ func Predict(in Input) (Result, error) {
 			return r, nil
 		}
 		servers = k.Servers
+		kb, err := capacity.KEff(cq, w, capacity.BasisPotential)
+		if err != nil {
+			return Result{}, cli.Usagef("%v", err)
+		}
+		if kb.Servers != k.Servers {
+			borrowing = kb.Servers
+			r.KEffWithBorrowing = &borrowing
+		}
 	}
 	r.KEff = &servers
 	if servers > queueing.MaxServers {
 		return Result{}, cli.Usagef("k_eff %d exceeds the largest server count the model evaluates (%d)", servers, queueing.MaxServers)
 	}
+	if borrowing > queueing.MaxServers {
+		return Result{}, cli.Usagef("k_eff with borrowing %d exceeds the largest server count the model evaluates (%d)", borrowing, queueing.MaxServers)
+	}
 
-	lambda, err := arrivalRate(in, servers)
+	lambda, err := arrivalRate(in, servers, borrowing)
 	if err != nil {
 		return Result{}, err
 	}
 	r.ArrivalRate = cli.Float(lambda)
 	if servers == 0 {
-		r.Note = "k_eff = 0: the nominal quota cannot hold one such workload, so the queue model has no server (the workload can be admitted only by borrowing)"
-		return r, nil
+		r.Note = "k_eff = 0: the nominal quota cannot hold one such workload, so the nominal model has no server; the workload can be admitted only by borrowing (see withBorrowing)"
+		if in.Utilization != nil {
+			r.Note += "; --utilization is over k_eff with borrowing"
+		}
+	} else if r.Load, err = load(in, servers, lambda); err != nil {
+		return Result{}, err
 	}
+	if borrowing > 0 {
+		l, err := load(in, borrowing, lambda)
+		if err != nil {
+			return Result{}, err
+		}
+		r.WithBorrowing = &l
+	}
+	return r, nil
+}
+
+// load evaluates the M/G/k model over servers (≥ 1) at arrival rate λ.
+func load(in Input, servers int, lambda float64) (Load, error) {
 	res, err := queueing.Analyze(queueing.Model{
 		Servers:        servers,
 		ArrivalRate:    lambda,
@@ -111,25 +158,28 @@ func Predict(in Input) (Result, error) {
 		ArrivalSCV:     in.ArrivalCV * in.ArrivalCV,
 	})
 	if err != nil {
-		return Result{}, cli.Usagef("%v", err)
+		return Load{}, cli.Usagef("%v", err)
 	}
-	r.Utilization = cli.Float(res.Utilization)
-	r.Stable = &res.Stable
+	l := Load{Utilization: cli.Float(res.Utilization), Stable: &res.Stable}
 	if res.Stable {
-		r.Waits = cli.NewWaits(res.Approximation1, res.Whitt)
-		r.ProbabilityOfWait = cli.Float(res.WaitProbability)
+		l.Waits = cli.NewWaits(res.Approximation1, res.Whitt)
+		l.ProbabilityOfWait = cli.Float(res.WaitProbability)
 	}
-	return r, nil
+	return l, nil
 }
 
 // arrivalRate returns λ: the flag, or for a target utilization ρ_eff the
-// rate with (λ + μ_p)·E[S]/k = ρ_eff.
-func arrivalRate(in Input, servers int) (float64, error) {
+// rate with (λ + μ_p)·E[S]/k = ρ_eff, k the nominal servers, or the servers
+// with borrowing when the nominal quota holds no workload.
+func arrivalRate(in Input, servers, borrowing int) (float64, error) {
 	if in.ArrivalRate != nil {
 		return *in.ArrivalRate, nil
 	}
 	if servers == 0 {
-		return 0, cli.FlagError("utilization", "k_eff is 0 (the nominal quota cannot hold one such workload), so no arrival rate yields a utilization; give --arrival-rate instead")
+		servers = borrowing
+	}
+	if servers == 0 {
+		return 0, cli.FlagError("utilization", "k_eff is 0 even with borrowing (neither the nominal quota nor nominal + --borrowable holds one such workload), so no arrival rate yields a utilization; give --arrival-rate instead")
 	}
 	total, err := queueing.ArrivalRateForUtilization(*in.Utilization, servers, in.MeanService)
 	if err != nil {
@@ -176,6 +226,9 @@ func describe(r Result, in Input) [][2]string {
 		}
 		rows = append(rows, [2]string{"k_eff", k})
 	}
+	if r.KEffWithBorrowing != nil {
+		rows = append(rows, [2]string{"k_eff⁺", fmt.Sprint(*r.KEffWithBorrowing) + " (nominal + --borrowable: the optimistic bound)"})
+	}
 	if r.Admissibility == capacity.Unfeasible.String() {
 		return append(rows, [2]string{"wait", "none: the workload can never be admitted without changing the quota or the workload"})
 	}
@@ -190,17 +243,29 @@ func describe(r Result, in Input) [][2]string {
 		[2]string{"variability", fmt.Sprintf("C_S² = %s, c_a² = %s", cli.Number(in.ServiceCV*in.ServiceCV), cli.Number(in.ArrivalCV*in.ArrivalCV))},
 	)
 	if r.Note != "" {
-		return append(rows, [2]string{"model", r.Note})
+		rows = append(rows, [2]string{"model", r.Note})
 	}
-	rows = append(rows, [2]string{"utilization ρ_eff", cli.NumberOrDash(r.Utilization)})
-	if r.Stable != nil && !*r.Stable {
-		return append(rows, [2]string{"stability", "unstable (ρ ≥ 1): no finite mean wait"})
+	if r.Utilization != nil {
+		rows = append(rows, describeLoad(r.Load, "")...)
+	}
+	if r.WithBorrowing != nil {
+		rows = append(rows, describeLoad(*r.WithBorrowing, " with borrowing")...)
+	}
+	return rows
+}
+
+// describeLoad renders the figures of one server count, each label
+// followed by suffix.
+func describeLoad(l Load, suffix string) [][2]string {
+	rows := [][2]string{{"utilization ρ_eff" + suffix, cli.NumberOrDash(l.Utilization)}}
+	if l.Stable != nil && !*l.Stable {
+		return append(rows, [2]string{"stability" + suffix, "unstable (ρ ≥ 1): no finite mean wait"})
 	}
 	return append(rows,
-		[2]string{"stability", "stable (ρ < 1)"},
-		[2]string{"P(wait > 0)", cli.NumberOrDash(r.ProbabilityOfWait) + " (Erlang-C)"},
-		[2]string{"mean wait", cli.SecondsOrDash(r.MeanWaitSeconds) + " (paper Approximation 1)"},
-		[2]string{"mean wait, Whitt", cli.SecondsOrDash(r.WhittMeanWaitSeconds) + " (GI/G/k, Allen–Cunneen)"},
-		[2]string{"P90 wait", cli.SecondsOrDash(r.P90WaitSeconds) + " (Approximation 1 law)"},
+		[2]string{"stability" + suffix, "stable (ρ < 1)"},
+		[2]string{"P(wait > 0)" + suffix, cli.NumberOrDash(l.ProbabilityOfWait) + " (Erlang-C)"},
+		[2]string{"mean wait" + suffix, cli.SecondsOrDash(l.MeanWaitSeconds) + " (paper Approximation 1)"},
+		[2]string{"mean wait, Whitt" + suffix, cli.SecondsOrDash(l.WhittMeanWaitSeconds) + " (GI/G/k, Allen–Cunneen)"},
+		[2]string{"P90 wait" + suffix, cli.SecondsOrDash(l.P90WaitSeconds) + " (Approximation 1 law)"},
 	)
 }

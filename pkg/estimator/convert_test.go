@@ -1,0 +1,85 @@
+package estimator
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+// TestClusterQueueCapacity checks the one converter of the estimator and
+// plan: resources in name order whatever the spec's order (so a k_eff tie
+// names the same bottleneck in both), flavors in the spec's order, and the
+// borrowable and expected borrowable amounts of a cohort.
+func TestClusterQueueCapacity(t *testing.T) {
+	memoryFirst := utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceMemory, "2Gi").Resource(corev1.ResourceCPU, "4").Obj()
+	cases := map[string]struct {
+		cqs           []*kueue.ClusterQueue
+		want          *capacity.ClusterQueue
+		tieBottleneck string
+	}{
+		"resources in name order, flavors in spec order": {
+			cqs: []*kueue.ClusterQueue{utiltestingapi.MakeClusterQueue("a").ResourceGroup(
+				*utiltestingapi.MakeFlavorQuotas("spot").Resource(corev1.ResourceMemory, "1Gi").Resource(corev1.ResourceCPU, "2").Obj(),
+				*memoryFirst,
+			).Obj()},
+			want: &capacity.ClusterQueue{Name: "a", ResourceGroups: []capacity.ResourceGroup{{
+				Resources: []string{"cpu", "memory"},
+				Flavors: []capacity.FlavorQuotas{
+					{Name: "spot", Quotas: []capacity.Quota{{Nominal: 2000}, {Nominal: 1 << 30}}},
+					{Name: "default", Quotas: []capacity.Quota{{Nominal: 4000}, {Nominal: 2 << 30}}},
+				},
+			}}},
+		},
+		"a tie names the first resource by name, not by spec order": {
+			cqs: []*kueue.ClusterQueue{utiltestingapi.MakeClusterQueue("a").ResourceGroup(*memoryFirst).Obj()},
+			want: &capacity.ClusterQueue{Name: "a", ResourceGroups: []capacity.ResourceGroup{{
+				Resources: []string{"cpu", "memory"},
+				Flavors:   []capacity.FlavorQuotas{{Name: "default", Quotas: []capacity.Quota{{Nominal: 4000}, {Nominal: 2 << 30}}}},
+			}}},
+			// 1 cpu and 512Mi: 4 fit by either resource.
+			tieBottleneck: "cpu",
+		},
+		"an idle cohort: all that is borrowable is expected": {
+			cqs: []*kueue.ClusterQueue{
+				utiltestingapi.MakeClusterQueue("a").Cohort("team").ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Obj()).Obj(),
+				utiltestingapi.MakeClusterQueue("b").Cohort("team").ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "4").Obj()).Obj(),
+			},
+			want: &capacity.ClusterQueue{Name: "a", ResourceGroups: []capacity.ResourceGroup{{
+				Resources: []string{"cpu"},
+				Flavors:   []capacity.FlavorQuotas{{Name: "default", Quotas: []capacity.Quota{{Nominal: 2000, Borrowable: 4000, ExpectedBorrowable: 4000}}}},
+			}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env := newTestEnv(t, envObjects{
+				flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj(), utiltestingapi.MakeResourceFlavor("spot").Obj()},
+				cqs:     tc.cqs,
+			})
+			snap, err := env.cache.Snapshot(env.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ClusterQueueCapacity(snap.ClusterQueue("a"))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("capacity (-want,+got):\n%s", diff)
+			}
+			if tc.tieBottleneck == "" {
+				return
+			}
+			k, err := capacity.KEff(got, capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": 1000, "memory": 512 << 20}}}}, capacity.BasisNominal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k.Servers != 4 || k.Resource != tc.tieBottleneck {
+				t.Errorf("k_eff = %d by %s, want 4 by %s", k.Servers, k.Resource, tc.tieBottleneck)
+			}
+		})
+	}
+}
