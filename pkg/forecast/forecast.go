@@ -383,13 +383,28 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	if err := validate(q, r); err != nil {
 		return nil, err
 	}
+	out, s, beyond := f.prepare(q, q.Capacity)
+	if len(s.entries) == 0 {
+		return out, nil
+	}
+	ro := newRoller(s, q, f, r)
+	ro.run()
+	ro.summarize(out)
+	ro.extrapolate(out, beyond)
+	return out, nil
+}
+
+// prepare builds the scene of q against capacity capQ: the estimates'
+// fixed parts, the first H quotable workloads that can fit in the scene,
+// and the later ones for extrapolation.
+func (f *Forecaster) prepare(q Queue, capQ capacity.Quantities) ([]Estimate, *scene, []beyondEntry) {
 	method := MethodForecast
 	switch q.Service.(type) {
 	case Exponential, *Exponential:
 		method = MethodForecastExponential
 	}
 	out := make([]Estimate, len(q.Pending))
-	s := newScene(q.Capacity, len(q.Running))
+	s := newScene(capQ, len(q.Running))
 	for _, run := range q.Running {
 		s.addRunning(run)
 	}
@@ -436,15 +451,7 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	for _, a := range q.Arrivals {
 		s.addArrival(a)
 	}
-	if len(s.entries) == 0 {
-		return out, nil
-	}
-
-	ro := newRoller(s, q, f, r)
-	ro.run()
-	ro.summarize(out)
-	ro.extrapolate(out, beyond)
-	return out, nil
+	return out, s, beyond
 }
 
 // beyondEntry is a quotable workload behind the count horizon.

@@ -368,7 +368,7 @@ func (ro *roller) preempt(w *waiter, t float64) (int32, int) {
 		}
 		vec := ro.vecs[v]
 		for d, x := range vec {
-			p.need[d] = x > 0 && x > ro.free[d]
+			p.need[d] = x > 0 && x > ro.freeIn(d)
 		}
 		p.cands = p.cands[:0]
 		for _, ev := range ro.heap {

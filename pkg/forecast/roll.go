@@ -33,6 +33,25 @@ type roller struct {
 	budget  int
 	// pre is nil unless the queue may preempt.
 	pre *preemption
+	// co is the cohort pool of a joint roll (nil alone), member this
+	// queue's index in it and initUsage its usage at the start (the
+	// running workloads' quota, dims entries).
+	co        *cohortPool
+	member    int
+	initUsage []int64
+
+	// The state of the replica being rolled: its index, when the next
+	// admission may happen (one per cycle), admissions and events so far,
+	// the admitted work and when it reached loWork (−1: not yet), and
+	// whether the queue is done admitting (all entries in, or the event
+	// budget spent).
+	rep          int
+	nextAllowed  float64
+	admitted     int
+	events       int
+	admittedWork float64
+	loAt         float64
+	done         bool
 
 	vecs    [][]int64 // the scene's vector table, one slice per id
 	free    []int64
@@ -143,11 +162,38 @@ func (ro *roller) run() {
 	}
 }
 
+// replica rolls replica rep of a queue alone.
 func (ro *roller) replica(rep int) {
+	ro.begin(rep)
+	t := 0.0
+	for !ro.done {
+		ro.settle(t)
+		if ro.done {
+			break
+		}
+		if t >= ro.nextAllowed && ro.admitOnce(t) {
+			continue
+		}
+		next := ro.nextEvent(t, false)
+		if !(next <= ro.horizon) {
+			break
+		}
+		t = next
+	}
+	ro.end()
+}
+
+// begin starts replica rep: it draws the residuals of the running
+// workloads and the first arrivals.
+func (ro *roller) begin(rep int) {
 	s := ro.s
 	R := ro.samples
 	m := len(s.entries)
+	ro.rep = rep
 	copy(ro.free, s.initFree)
+	if ro.co != nil {
+		ro.co.resetMember(ro.member, ro.initUsage)
+	}
 	ro.heap = ro.heap[:0]
 	for i, run := range s.running {
 		var res float64
@@ -176,118 +222,158 @@ func (ro *roller) replica(rep int) {
 		ro.times[j*R+rep] = ro.horizon
 	}
 	ro.order = ro.order[:0]
+	ro.nextAllowed = 0
+	ro.admitted, ro.events = 0, 0
+	ro.admittedWork, ro.loAt = 0, -1
+	ro.done = m == 0
+}
 
-	t, nextAllowed := 0.0, 0.0
-	admitted, events := 0, 0
-	admittedWork, lo := 0.0, -1.0
-loop:
-	for admitted < m {
-		for len(ro.heap) > 0 && ro.heap[0].t <= t {
-			if ro.pre != nil {
-				ro.complete(ro.pop())
-			} else {
-				ro.release(ro.pop().vec)
-			}
-		}
-		for c := range s.arrivals {
-			for ro.nextArr[c] <= t {
-				ro.arrQ[c] = append(ro.arrQ[c], ro.nextArr[c])
-				ro.nextArr[c] += ro.rng.ExpFloat64() / s.arrivals[c].rate
-				if events++; events > ro.budget {
-					break loop
-				}
-			}
-		}
-		if t >= nextAllowed && ro.pre != nil {
-			acted, j, at, victims := ro.stepPreempting(t)
-			if acted {
-				if j >= 0 {
-					ro.times[j*R+rep] = min(at, ro.horizon)
-					if admittedWork += s.entries[j].work; lo < 0 && ro.h0 > 0 && admittedWork >= ro.loWork {
-						lo = ro.times[j*R+rep]
-					}
-					if ro.trackLateness {
-						ro.order = append(ro.order, int32(j))
-					}
-					admitted++
-				}
-				if ro.cycle > 0 && t+ro.cycle > t {
-					nextAllowed = t + ro.cycle
-				}
-				if events += 1 + victims; events > ro.budget {
-					break
-				}
-				continue
-			}
-		} else if t >= nextAllowed {
-			var j, c int
-			var v int32
-			if ro.policy == StrictFIFO {
-				j, c, v = ro.pickStrict()
-			} else {
-				j, c, v = ro.pickBestEffort()
-			}
-			if j >= 0 || c >= 0 {
-				ro.take(v)
-				var bound float64
-				if j >= 0 {
-					e := &s.entries[j]
-					ro.times[j*R+rep] = min(t+ro.latency, ro.horizon)
-					if admittedWork += e.work; lo < 0 && ro.h0 > 0 && admittedWork >= ro.loWork {
-						lo = ro.times[j*R+rep]
-					}
-					if ro.trackLateness {
-						ro.order = append(ro.order, int32(j))
-					}
-					bound = e.maxExec
-					if ro.policy == StrictFIFO {
-						ro.head++
-					} else {
-						ro.cursor[e.shape]++
-					}
-					admitted++
-				} else {
-					ro.arrHead[c]++
-					bound = s.arrivals[c].maxExec
-				}
-				svc := ro.clean(ro.svc.Sample(ro.rng), bound)
-				ro.push(event{t: t + ro.latency + svc, vec: v})
-				if ro.cycle > 0 && t+ro.cycle > t {
-					nextAllowed = t + ro.cycle
-				}
-				if events++; events > ro.budget {
-					break
-				}
-				continue
-			}
-		}
-		next := math.Inf(1)
-		if t < nextAllowed {
-			next = nextAllowed
+// settle processes the completions at or before t and, unless the replica
+// is done, the arrivals; it marks the replica done when the event budget
+// runs out.
+func (ro *roller) settle(t float64) {
+	s := ro.s
+	for len(ro.heap) > 0 && ro.heap[0].t <= t {
+		if ro.pre != nil {
+			ro.complete(ro.pop())
 		} else {
-			if len(ro.heap) > 0 {
-				next = ro.heap[0].t
-			}
-			for c := range s.arrivals {
-				next = min(next, ro.nextArr[c])
-			}
+			ro.release(ro.pop().vec)
 		}
-		if !(next <= ro.horizon) {
-			break
-		}
-		t = next
 	}
+	if ro.done {
+		return
+	}
+	for c := range s.arrivals {
+		for ro.nextArr[c] <= t {
+			ro.arrQ[c] = append(ro.arrQ[c], ro.nextArr[c])
+			ro.nextArr[c] += ro.rng.ExpFloat64() / s.arrivals[c].rate
+			if ro.events++; ro.events > ro.budget {
+				ro.done = true
+				return
+			}
+		}
+	}
+}
 
+// admitOnce is one admission opportunity at t (t ≥ nextAllowed): it
+// reports whether a workload was admitted (or preempted its way in).
+func (ro *roller) admitOnce(t float64) bool {
+	s := ro.s
+	R := ro.samples
+	rep := ro.rep
+	if ro.pre != nil {
+		acted, j, at, victims := ro.stepPreempting(t)
+		if !acted {
+			return false
+		}
+		if j >= 0 {
+			ro.times[j*R+rep] = min(at, ro.horizon)
+			ro.noteAdmitted(j)
+		}
+		if ro.cycle > 0 && t+ro.cycle > t {
+			ro.nextAllowed = t + ro.cycle
+		}
+		if ro.events += 1 + victims; ro.events > ro.budget {
+			ro.done = true
+		}
+		return true
+	}
+	var j, c int
+	var v int32
+	if ro.policy == StrictFIFO {
+		j, c, v = ro.pickStrict()
+	} else {
+		j, c, v = ro.pickBestEffort()
+	}
+	if j < 0 && c < 0 {
+		return false
+	}
+	ro.take(v)
+	var bound float64
+	if j >= 0 {
+		e := &s.entries[j]
+		ro.times[j*R+rep] = min(t+ro.latency, ro.horizon)
+		bound = e.maxExec
+		if ro.policy == StrictFIFO {
+			ro.head++
+		} else {
+			ro.cursor[e.shape]++
+		}
+		ro.noteAdmitted(j)
+	} else {
+		ro.arrHead[c]++
+		bound = s.arrivals[c].maxExec
+	}
+	svc := ro.clean(ro.svc.Sample(ro.rng), bound)
+	ro.push(event{t: t + ro.latency + svc, vec: v})
+	if ro.cycle > 0 && t+ro.cycle > t {
+		ro.nextAllowed = t + ro.cycle
+	}
+	if ro.events++; ro.events > ro.budget {
+		ro.done = true
+	}
+	return true
+}
+
+// noteAdmitted records the first admission of entry j in this replica.
+func (ro *roller) noteAdmitted(j int) {
+	R := ro.samples
+	ro.admittedWork += ro.s.entries[j].work
+	if ro.loAt < 0 && ro.h0 > 0 && ro.admittedWork >= ro.loWork {
+		ro.loAt = ro.times[j*R+ro.rep]
+	}
+	if ro.trackLateness {
+		ro.order = append(ro.order, int32(j))
+	}
+	if ro.admitted++; ro.admitted >= len(ro.s.entries) {
+		ro.done = true
+	}
+}
+
+// nextEvent is the time of the next thing that can change this queue's
+// state after t, +Inf for none. Alone (joint false), a queue waiting for
+// its next cycle only looks at that: completions and arrivals in between
+// are processed at it, with the same result. In a joint roll completions
+// are reported too — they free quota for the other members — and a queue
+// that is done only reports its completions.
+func (ro *roller) nextEvent(t float64, joint bool) float64 {
+	next := math.Inf(1)
+	if !ro.done && t < ro.nextAllowed {
+		if !joint {
+			return ro.nextAllowed
+		}
+		next = ro.nextAllowed
+	}
+	if len(ro.heap) > 0 {
+		next = min(next, ro.heap[0].t)
+	}
+	if !ro.done && (joint || t >= ro.nextAllowed) {
+		for c := range ro.s.arrivals {
+			next = min(next, ro.nextArr[c])
+		}
+	}
+	return next
+}
+
+// end closes the replica: the time by which all entries are admitted and
+// the lateness of this replica.
+func (ro *roller) end() {
+	R := ro.samples
+	m := len(ro.s.entries)
+	if m == 0 {
+		return
+	}
 	hi := 0.0
 	for j := range m {
-		hi = max(hi, ro.times[j*R+rep])
+		hi = max(hi, ro.times[j*R+ro.rep])
 	}
+	lo := ro.loAt
 	if lo < 0 {
 		lo = hi
 	}
-	ro.lo[rep], ro.hi[rep] = lo, hi
-	if ro.trackLateness && admitted == m {
-		ro.addLateness(rep)
+	ro.lo[ro.rep], ro.hi[ro.rep] = lo, hi
+	if ro.trackLateness && ro.admitted == m {
+		ro.addLateness(ro.rep)
 	}
 }
 
@@ -334,13 +420,15 @@ func (ro *roller) latenessByHash() map[uint64]float64 {
 	return sum
 }
 
+// fits reports whether vector v fits the queue's free quota and, in a
+// joint roll, what the cohort lets it use now (see [cohortPool.fits]).
 func (ro *roller) fits(v int32) bool {
 	for d, x := range ro.vecs[v] {
 		if x > 0 && x > ro.free[d] {
 			return false
 		}
 	}
-	return true
+	return ro.co == nil || ro.co.fits(ro.member, ro.vecs[v])
 }
 
 func (ro *roller) firstFit(opts []int32) int32 {
@@ -352,15 +440,30 @@ func (ro *roller) firstFit(opts []int32) int32 {
 	return -1
 }
 
+// freeIn is what the queue may add in dimension d now: its free quota
+// and, in a joint roll, what the cohort lets it use.
+func (ro *roller) freeIn(d int) int64 {
+	if ro.co != nil {
+		return min(ro.free[d], ro.co.freeFor(ro.member, d))
+	}
+	return ro.free[d]
+}
+
 func (ro *roller) take(v int32) {
 	for d, x := range ro.vecs[v] {
 		ro.free[d] -= x
+	}
+	if ro.co != nil {
+		ro.co.add(ro.member, ro.vecs[v], 1)
 	}
 }
 
 func (ro *roller) release(v int32) {
 	for d, x := range ro.vecs[v] {
 		ro.free[d] = satAdd(ro.free[d], x)
+	}
+	if ro.co != nil {
+		ro.co.add(ro.member, ro.vecs[v], -1)
 	}
 }
 

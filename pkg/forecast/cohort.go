@@ -1,0 +1,361 @@
+package forecast
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+// CohortMember is one ClusterQueue of a cohort tree in a joint roll (see
+// [Forecaster.ForecastCohort]).
+type CohortMember struct {
+	// Queue is the ClusterQueue's live snapshot. Its Capacity is ignored:
+	// what the member may use follows from the quotas below and the usage
+	// of the whole cohort, as the roll goes.
+	Queue Queue
+	// Nominal is its nominal quota per flavor-resource (finite, ≥ 0; a
+	// flavor-resource it does not list has nominal 0, but it may still
+	// borrow it).
+	Nominal capacity.Quantities
+	// BorrowingLimit bounds what it may use beyond its nominal quota, per
+	// flavor-resource; a flavor-resource absent from the map (or
+	// capacity.Unlimited) has no bound. Values must be ≥ 0.
+	BorrowingLimit capacity.Quantities
+	// LendingLimit bounds what it lends to the cohort, per flavor-resource;
+	// absent (or capacity.Unlimited): it lends all its nominal quota.
+	// Values must be ≥ 0.
+	LendingLimit capacity.Quantities
+}
+
+// Cohort is the ClusterQueues of one cohort tree, rolled together.
+type Cohort struct {
+	Members []CohortMember
+	// RootQuota is, per flavor-resource, what the root cohort holds for
+	// its members to share: Kueue's SubtreeQuota of the root (the quota
+	// the members lend, plus the quota of the cohorts themselves, after
+	// the lending limits of intermediate cohorts). Nil means the sum of
+	// what the members lend, Σᵢ (nᵢ − gᵢ) (see [Forecaster.ForecastCohort]):
+	// a single cohort without quota of its own. Values must be ≥ 0.
+	RootQuota capacity.Quantities
+}
+
+// ForecastCohort rolls the ClusterQueues of one cohort tree together and
+// returns, per member (same order), one [Estimate] per pending workload as
+// [Forecaster.Forecast] does for a queue alone, drawing all randomness
+// from r.
+//
+// Quota, as Kueue v0.19.2's scheduler snapshot resolves it, per
+// flavor-resource, flattened to the root cohort. Member i has nominal nᵢ,
+// usage uᵢ (the quota its running and admitted workloads hold), optional
+// borrowing limit bᵢ and lending limit lᵢ. Its guaranteed quota, which it
+// never lends, is gᵢ = max(0, nᵢ − lᵢ) (0 without a lending limit). The
+// root pool is S (RootQuota, or Σᵢ (nᵢ − gᵢ)) and the root's usage
+// U = Σᵢ max(0, uᵢ − gᵢ): what members use beyond their guaranteed quota.
+// What member i may use now (Kueue's Available) is
+//
+//	Aᵢ = max(0, max(0, gᵢ − uᵢ) + min(S − U, (nᵢ − gᵢ) − max(0, uᵢ − gᵢ) + bᵢ))
+//
+// (without a borrowing limit the min is S − U), and the most it may ever
+// use (PotentialAvailable, Aᵢ with no usage anywhere) is
+// Pᵢ = min(gᵢ + S, nᵢ + bᵢ). A workload fits member i when every
+// flavor-resource of its option is at most Aᵢ; options larger than Pᵢ
+// are dropped as [Queue.Capacity] drops those that never fit. So a member
+// borrows only what the others leave idle at that instant, up to its
+// borrowing limit; what one borrows the others cannot; and quota a
+// borrower holds comes back to the lender only when the borrower's
+// workload ends.
+//
+// Hierarchical cohorts are flattened to the root: every member borrows
+// from the root pool S directly, and the borrowing and lending limits of
+// intermediate cohorts only act through S (RootQuota). That is exact for
+// a single cohort; in a deeper tree it lets a member borrow across a
+// subtree whose cohort's borrowing limit Kueue would enforce, and it does
+// not keep quota lent within a subtree from the rest of the tree.
+//
+// Time and order: each member keeps its own roll state (running
+// workloads, pending order, arrivals, cycle spacing, preemption within the
+// ClusterQueue, all as in Forecast), and the members advance on one clock.
+// At an instant, every member's completions are processed first (freed
+// quota is visible to all), then the members whose next admission is due
+// try one head each, in two passes that follow Kueue's ordering of the
+// heads of a scheduling cycle: first each member may admit a workload that
+// fits within its nominal quota (uᵢ + demand ≤ nᵢ: does not borrow), then
+// each member that did not admit may admit one that borrows; within a pass
+// members go in the order of Members (Kueue breaks the remaining ties by
+// priority and creation time, which the roll does not compare across
+// members). The first pass looks, under BestEffortFIFO, for the first
+// workload of the member's order that fits without borrowing, so a
+// workload that fits within nominal may go ahead of an earlier one that
+// would borrow when both could be admitted at the same instant — Kueue
+// would take the head. A member that has admitted all its rolled workloads
+// stops admitting (and drawing arrivals) but its workloads still end and
+// free their quota.
+//
+// Not modelled: preemption across the cohort (reclaimWithinCohort,
+// borrowWithinCohort) — a lender waits for a borrower's workload to end —
+// and fair sharing.
+//
+// It returns an error wrapping [ErrInvalidQueue] when a member's queue is
+// invalid (see Forecast), when a nominal quota is negative or
+// capacity.Unlimited, or when a limit or a RootQuota value is negative.
+func (f *Forecaster) ForecastCohort(c Cohort, r *rand.Rand) ([][]Estimate, error) {
+	if err := validateCohort(c, r); err != nil {
+		return nil, err
+	}
+	outs := make([][]Estimate, len(c.Members))
+	if len(c.Members) == 0 {
+		return outs, nil
+	}
+	pool, keys := newCohortPool(c)
+	ros := make([]*roller, len(c.Members))
+	beyond := make([][]beyondEntry, len(c.Members))
+	rolled := false
+	for i := range c.Members {
+		q := c.Members[i].Queue
+		potential := make(capacity.Quantities, len(keys))
+		for d, k := range keys {
+			potential[k] = pool.potential(i, d)
+		}
+		var s *scene
+		outs[i], s, beyond[i] = f.prepare(q, potential)
+		ro := newRoller(s, q, f, r)
+		ro.co, ro.member = pool, i
+		ro.initUsage = make([]int64, s.dims)
+		for d := range s.dims {
+			ro.initUsage[d] = satSub(s.total[d], s.initFree[d])
+		}
+		ros[i] = ro
+		rolled = rolled || len(s.entries) > 0
+	}
+	if !rolled {
+		return outs, nil
+	}
+	for rep := range f.samples {
+		rollJointReplica(ros, pool, rep, f.horizonSeconds)
+	}
+	for i, ro := range ros {
+		if len(ro.s.entries) == 0 {
+			continue
+		}
+		ro.summarize(outs[i])
+		ro.extrapolate(outs[i], beyond[i])
+	}
+	return outs, nil
+}
+
+// rollJointReplica rolls replica rep of every member on one clock (see
+// ForecastCohort for the order of events at an instant).
+func rollJointReplica(ros []*roller, pool *cohortPool, rep int, horizon float64) {
+	for _, ro := range ros {
+		ro.begin(rep)
+	}
+	acted := make([]bool, len(ros))
+	t := 0.0
+	for {
+		for _, ro := range ros {
+			ro.settle(t)
+		}
+		any, open := false, false
+		clear(acted)
+		for pass := range 2 {
+			pool.noBorrow = pass == 0
+			for i, ro := range ros {
+				if ro.done || acted[i] || t < ro.nextAllowed {
+					continue
+				}
+				if ro.admitOnce(t) {
+					acted[i], any = true, true
+				}
+			}
+		}
+		pool.noBorrow = false
+		if any {
+			continue
+		}
+		next := math.Inf(1)
+		for _, ro := range ros {
+			open = open || !ro.done
+			next = min(next, ro.nextEvent(t, true))
+		}
+		if !open || !(next <= horizon) {
+			break
+		}
+		t = next
+	}
+	for _, ro := range ros {
+		ro.end()
+	}
+}
+
+func validateCohort(c Cohort, r *rand.Rand) error {
+	for k, v := range c.RootQuota {
+		if v < 0 {
+			return fmt.Errorf("%w: cohort root quota %v of %v is negative", ErrInvalidQueue, v, k)
+		}
+	}
+	for i := range c.Members {
+		m := &c.Members[i]
+		if err := validate(m.Queue, r); err != nil {
+			return fmt.Errorf("cohort member %d: %w", i, err)
+		}
+		for k, v := range m.Nominal {
+			if v < 0 || v == capacity.Unlimited {
+				return fmt.Errorf("%w: cohort member %d nominal quota %v of %v must be finite and >= 0", ErrInvalidQueue, i, v, k)
+			}
+		}
+		for k, v := range m.BorrowingLimit {
+			if v < 0 {
+				return fmt.Errorf("%w: cohort member %d borrowing limit %v of %v is negative", ErrInvalidQueue, i, v, k)
+			}
+		}
+		for k, v := range m.LendingLimit {
+			if v < 0 {
+				return fmt.Errorf("%w: cohort member %d lending limit %v of %v is negative", ErrInvalidQueue, i, v, k)
+			}
+		}
+	}
+	return nil
+}
+
+// cohortPool is the quota state of a joint roll, flattened to the root
+// cohort (formulas in [Forecaster.ForecastCohort]). Per member and
+// dimension (members × dims, row-major): nominal nᵢ, guaranteed gᵢ,
+// borrowing limit bᵢ (−1: none) and usage uᵢ; per dimension the root pool
+// S and its usage U = Σᵢ max(0, uᵢ − gᵢ).
+type cohortPool struct {
+	dims                             int
+	nominal, guaranteed, borrowLimit []int64
+	usage                            []int64
+	pool, rootUsage                  []int64
+	// noBorrow restricts fits to what stays within the member's nominal
+	// quota (the first pass of an instant).
+	noBorrow bool
+}
+
+// newCohortPool builds the pool over the union of the flavor-resources of
+// the members' nominal quotas and of RootQuota, and returns those keys in
+// the order of the pool's (and the members' scenes') dimensions.
+func newCohortPool(c Cohort) (*cohortPool, []capacity.FlavorResource) {
+	union := make(capacity.Quantities)
+	for i := range c.Members {
+		for k := range c.Members[i].Nominal {
+			union[k] = 0
+		}
+	}
+	for k := range c.RootQuota {
+		union[k] = 0
+	}
+	keys := union.Keys()
+	n, dims := len(c.Members), len(keys)
+	p := &cohortPool{
+		dims:        dims,
+		nominal:     make([]int64, n*dims),
+		guaranteed:  make([]int64, n*dims),
+		borrowLimit: make([]int64, n*dims),
+		usage:       make([]int64, n*dims),
+		pool:        make([]int64, dims),
+		rootUsage:   make([]int64, dims),
+	}
+	for i := range c.Members {
+		m := &c.Members[i]
+		for d, k := range keys {
+			at := i*dims + d
+			nom := max(m.Nominal[k], 0)
+			p.nominal[at] = nom
+			if l, ok := m.LendingLimit[k]; ok && l != capacity.Unlimited {
+				p.guaranteed[at] = max(nom-l, 0)
+			}
+			p.borrowLimit[at] = -1
+			if b, ok := m.BorrowingLimit[k]; ok && b != capacity.Unlimited {
+				p.borrowLimit[at] = b
+			}
+			if c.RootQuota == nil {
+				p.pool[d] = satAdd(p.pool[d], nom-p.guaranteed[at])
+			}
+		}
+	}
+	if c.RootQuota != nil {
+		for d, k := range keys {
+			p.pool[d] = c.RootQuota[k]
+		}
+	}
+	return p, keys
+}
+
+// potential is Pᵢ = min(gᵢ + S, nᵢ + bᵢ) in dimension d, kept below
+// capacity.Unlimited so that every dimension of a member's scene bounds it.
+func (p *cohortPool) potential(i, d int) int64 {
+	at := i*p.dims + d
+	v := satAdd(p.guaranteed[at], p.pool[d])
+	if b := p.borrowLimit[at]; b >= 0 {
+		v = min(v, satAdd(p.nominal[at], b))
+	}
+	return min(v, capacity.Unlimited-1)
+}
+
+// available is Aᵢ in dimension d (Kueue's Available).
+func (p *cohortPool) available(i, d int) int64 {
+	at := i*p.dims + d
+	u, g := p.usage[at], p.guaranteed[at]
+	fromRoot := p.pool[d] - p.rootUsage[d]
+	if b := p.borrowLimit[at]; b >= 0 {
+		fromRoot = min(fromRoot, satAdd(p.nominal[at]-g-max(u-g, 0), b))
+	}
+	return max(satAdd(max(g-u, 0), fromRoot), 0)
+}
+
+// fits reports whether demand vector v fits member i now: at most Aᵢ in
+// every dimension, and with noBorrow within its nominal quota.
+func (p *cohortPool) fits(i int, v []int64) bool {
+	for d, x := range v {
+		if x <= 0 {
+			continue
+		}
+		if x > p.available(i, d) {
+			return false
+		}
+		if p.noBorrow && satAdd(p.usage[i*p.dims+d], x) > p.nominal[i*p.dims+d] {
+			return false
+		}
+	}
+	return true
+}
+
+// add adds (sign 1) or removes (−1) v to member i's usage, and what it
+// changes beyond the guaranteed quota to the root's usage (Kueue's
+// addUsage/removeUsage, flattened).
+func (p *cohortPool) add(i int, v []int64, sign int64) {
+	base := i * p.dims
+	for d, x := range v {
+		if x == 0 {
+			continue
+		}
+		u, g := p.usage[base+d], p.guaranteed[base+d]
+		after := u + sign*x
+		p.usage[base+d] = after
+		p.rootUsage[d] += max(after-g, 0) - max(u-g, 0)
+	}
+}
+
+// resetMember sets member i's usage to usage (its running workloads at the
+// start of a replica) and the root's usage with it.
+func (p *cohortPool) resetMember(i int, usage []int64) {
+	base := i * p.dims
+	for d := range p.dims {
+		u, g := p.usage[base+d], p.guaranteed[base+d]
+		p.rootUsage[d] -= max(u-g, 0)
+		p.usage[base+d] = usage[d]
+		p.rootUsage[d] += max(usage[d]-g, 0)
+	}
+}
+
+// freeFor is what member i may add in dimension d now.
+func (p *cohortPool) freeFor(i, d int) int64 {
+	v := p.available(i, d)
+	if p.noBorrow {
+		v = min(v, p.nominal[i*p.dims+d]-p.usage[i*p.dims+d])
+	}
+	return v
+}
