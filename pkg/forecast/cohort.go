@@ -299,7 +299,7 @@ func (p *cohortPool) potential(i, d int) int64 {
 func (p *cohortPool) available(i, d int) int64 {
 	at := i*p.dims + d
 	u, g := p.usage[at], p.guaranteed[at]
-	fromRoot := p.pool[d] - p.rootUsage[d]
+	fromRoot := satSub(p.pool[d], p.rootUsage[d])
 	if b := p.borrowLimit[at]; b >= 0 {
 		fromRoot = min(fromRoot, satAdd(p.nominal[at]-g-max(u-g, 0), b))
 	}
@@ -333,9 +333,12 @@ func (p *cohortPool) add(i int, v []int64, sign int64) {
 			continue
 		}
 		u, g := p.usage[base+d], p.guaranteed[base+d]
-		after := u + sign*x
+		after := satAdd(u, x)
+		if sign < 0 {
+			after = satSub(u, x)
+		}
 		p.usage[base+d] = after
-		p.rootUsage[d] += max(after-g, 0) - max(u-g, 0)
+		p.rootUsage[d] = satAdd(satSub(p.rootUsage[d], max(satSub(u, g), 0)), max(satSub(after, g), 0))
 	}
 }
 
@@ -345,9 +348,9 @@ func (p *cohortPool) resetMember(i int, usage []int64) {
 	base := i * p.dims
 	for d := range p.dims {
 		u, g := p.usage[base+d], p.guaranteed[base+d]
-		p.rootUsage[d] -= max(u-g, 0)
+		p.rootUsage[d] = satSub(p.rootUsage[d], max(satSub(u, g), 0))
 		p.usage[base+d] = usage[d]
-		p.rootUsage[d] += max(usage[d]-g, 0)
+		p.rootUsage[d] = satAdd(p.rootUsage[d], max(satSub(usage[d], g), 0))
 	}
 }
 
@@ -355,7 +358,7 @@ func (p *cohortPool) resetMember(i int, usage []int64) {
 func (p *cohortPool) freeFor(i, d int) int64 {
 	v := p.available(i, d)
 	if p.noBorrow {
-		v = min(v, p.nominal[i*p.dims+d]-p.usage[i*p.dims+d])
+		v = min(v, satSub(p.nominal[i*p.dims+d], p.usage[i*p.dims+d]))
 	}
 	return v
 }

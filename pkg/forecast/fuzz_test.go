@@ -257,3 +257,66 @@ func TestMedianAndP90MatchesSort(t *testing.T) {
 		}
 	}
 }
+
+// FuzzForecastCohort: whatever the input, ForecastCohort either returns an
+// error wrapping ErrInvalidQueue or, for every member, estimates that are
+// finite, non-negative, within the horizon and ordered (P50 ≤ P90).
+func FuzzForecastCohort(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("three members of a cohort with limits, running and pending work"))
+	r := rand.New(rand.NewPCG(44, 45))
+	for added, tries := 0, 0; added < 12 && tries < 20000; tries++ {
+		data := make([]byte, 80+r.IntN(160))
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		if c, outs, _, err := fuzzCohortOnce(f, data); err == nil && len(c.Members) > 1 {
+			for _, est := range outs {
+				if rolled(fuzzResult{estimates: est}) {
+					f.Add(data)
+					added++
+					break
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, outs, horizon, err := fuzzCohortOnce(t, data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidQueue) {
+				t.Fatalf("ForecastCohort error %v does not wrap ErrInvalidQueue", err)
+			}
+			return
+		}
+		if len(outs) != len(c.Members) {
+			t.Fatalf("got %d member forecasts for %d members", len(outs), len(c.Members))
+		}
+		for i, est := range outs {
+			checkInvariants(t, c.Members[i].Queue, est, horizon)
+		}
+	})
+}
+
+func fuzzCohortOnce(t testing.TB, data []byte) (Cohort, [][]Estimate, float64, error) {
+	d := &decoder{data: data}
+	fc, err := New(WithSamples(1+int(d.byte()%8)), WithHorizonCount(1+int(d.byte()%6)), WithHorizonSeconds(d.float()))
+	if err != nil {
+		fc = mustNew(t, WithSamples(4), WithHorizonCount(3), WithHorizonSeconds(3600))
+	}
+	var c Cohort
+	for range 1 + d.byte()%3 {
+		m := CohortMember{Queue: decodeQueue(d), Nominal: d.quantities(3)}
+		if d.byte()%2 == 0 {
+			m.BorrowingLimit = d.quantities(3)
+		}
+		if d.byte()%2 == 0 {
+			m.LendingLimit = d.quantities(3)
+		}
+		c.Members = append(c.Members, m)
+	}
+	if d.byte()%3 == 0 {
+		c.RootQuota = d.quantities(4)
+	}
+	outs, err := fc.ForecastCohort(c, rand.New(rand.NewPCG(uint64(len(data)), 11)))
+	return c, outs, fc.horizonSeconds, err
+}
