@@ -517,8 +517,12 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	recompute := recomputeSet(start, cqs, prev, changed, all || changedAll, e.opts.maxStaleness)
 	next, outputs := nextResults(start, prev, cqs, recompute)
 	ledger := &ledgerWriter{e: e}
-	for name, out := range outputs {
-		e.refreshQueue(start, cqs[name], out, ledger)
+	for _, group := range cohortGroups(cqs, outputs) {
+		if group.root == nil {
+			e.refreshQueue(start, group.members[0], outputs[group.members[0].Name], ledger)
+			continue
+		}
+		e.refreshCohort(start, group, outputs, ledger)
 	}
 	ledger.flush()
 	next.seal()
@@ -729,10 +733,46 @@ func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReferenc
 	return next, outputs
 }
 
-// refreshQueue computes one ClusterQueue's model and forecasts into out,
-// and gives the ledger the first estimate of each workload.
+// refreshQueue computes one ClusterQueue's model and forecasts (the queue
+// rolled alone) into out, and gives the ledger the first estimate of each
+// workload.
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueOutput, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
+	r := e.prepareQueue(now, cqs, out)
+	var estimates []forecast.Estimate
+	if r.rolled() {
+		var err error
+		estimates, err = e.forecaster.Forecast(r.queue, r.rng)
+		if err != nil {
+			e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", err)
+			estimates = nil
+		}
+	}
+	e.publishQueue(now, r, estimates, ledger)
+}
+
+// queueRefresh is one ClusterQueue's refresh between the input of its
+// forecast (prepareQueue) and the publication of its estimates
+// (publishQueue).
+type queueRefresh struct {
+	cqs             *schdcache.ClusterQueueSnapshot
+	out             *queueOutput
+	queue           forecast.Queue
+	keys            []workload.Reference
+	classifications []capacity.Classification
+	model           QueueModel
+	calibration     quantileCalibration
+	method          Method
+	rng             *rand.Rand
+}
+
+// rolled reports whether the queue has pending workloads and a service
+// law to roll them with.
+func (r *queueRefresh) rolled() bool { return r.queue.Service != nil && len(r.queue.Pending) > 0 }
+
+// prepareQueue computes one ClusterQueue's model into out and the input of
+// its forecast.
+func (e *Estimator) prepareQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueOutput) *queueRefresh {
 	capModel := clusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
@@ -822,18 +862,20 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	out.q.model, out.q.hasModel = model, true
 
 	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
-	var estimates []forecast.Estimate
-	if service != nil && len(pending) > 0 {
-		queue.Service = service
-		var err error
-		estimates, err = e.forecaster.Forecast(queue, rng)
-		if err != nil {
-			e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", err)
-			estimates = nil
-		}
+	queue.Service = service
+	return &queueRefresh{
+		cqs: cqs, out: out, queue: queue, keys: keys, classifications: classifications,
+		model: model, calibration: view.calibration, method: method, rng: rng,
 	}
+}
+
+// publishQueue publishes one ClusterQueue's estimates (nil: none could be
+// computed) into its output, and gives the ledger the first estimate of
+// each workload.
+func (e *Estimator) publishQueue(now time.Time, r *queueRefresh, estimates []forecast.Estimate, ledger *ledgerWriter) {
+	cqs, out, queue, keys, classifications, method := r.cqs, r.out, r.queue, r.keys, r.classifications, r.method
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
-	ledgerStamp := newLedgerStamp(&model, method, view.calibration)
+	ledgerStamp := newLedgerStamp(&r.model, method, r.calibration)
 	horizon := e.opts.horizon.Seconds()
 	for i, key := range keys {
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
@@ -843,7 +885,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			f := estimates[i]
 			est.Method, est.HasWait = method, true
 			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)
-			p50, p90 := view.calibration.publishFor(queue.Pending[i].Priority, f.P50Seconds, f.P90Seconds)
+			p50, p90 := r.calibration.publishFor(queue.Pending[i].Priority, f.P50Seconds, f.P90Seconds)
 			est.P50, est.P90 = seconds(min(p50, horizon)), seconds(min(p90, horizon))
 			if p90 > horizon {
 				est.BeyondHorizon = true
