@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
@@ -132,8 +133,9 @@ func (f *Forecaster) ForecastCohort(c Cohort, r *rand.Rand) ([][]Estimate, error
 	if !rolled {
 		return outs, nil
 	}
+	js := &jointState{}
 	for rep := range f.samples {
-		rollJointReplica(ros, pool, rep, f.horizonSeconds)
+		rollJointReplica(ros, pool, js, rep, f.horizonSeconds)
 	}
 	for i, ro := range ros {
 		if len(ro.s.entries) == 0 {
@@ -147,45 +149,225 @@ func (f *Forecaster) ForecastCohort(c Cohort, r *rand.Rand) ([][]Estimate, error
 
 // rollJointReplica rolls replica rep of every member on one clock (see
 // ForecastCohort for the order of events at an instant).
-func rollJointReplica(ros []*roller, pool *cohortPool, rep int, horizon float64) {
-	for _, ro := range ros {
+//
+// It is event-driven, so that a step costs about O(log M) for M members
+// rather than O(M): members sit in a min-heap by the time of their own
+// next event (a completion, an arrival, the end of their cycle); at an
+// instant only the members with an event then are settled; a member whose
+// admission attempt fails is blocked until its own next event or until
+// the root's usage falls (a member elsewhere gives back borrowed quota),
+// as nothing else can make it fit. The outcome is the same as trying every
+// member at every instant.
+func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, horizon float64) {
+	js.reset(len(ros))
+	for i, ro := range ros {
 		ro.begin(rep)
+		js.setDue(i, 0)
 	}
-	acted := make([]bool, len(ros))
+	open := 0
+	for _, ro := range ros {
+		if !ro.done {
+			open++
+		}
+	}
+	epoch := pool.epoch
 	t := 0.0
 	for {
-		for _, ro := range ros {
+		for js.size() > 0 && js.due[js.heap[0]] <= t {
+			i := js.heap[0]
+			ro := ros[i]
+			wasDone := ro.done
 			ro.settle(t)
+			if ro.done && !wasDone {
+				open--
+			}
+			if !ro.done && t >= ro.nextAllowed {
+				js.makeReady(i)
+			}
+			js.setDue(i, ro.nextEvent(t, true))
 		}
-		any, open := false, false
-		clear(acted)
-		for pass := range 2 {
-			pool.noBorrow = pass == 0
-			for i, ro := range ros {
-				if ro.done || acted[i] || t < ro.nextAllowed {
-					continue
-				}
-				if ro.admitOnce(t) {
-					acted[i], any = true, true
+		if pool.epoch != epoch {
+			epoch = pool.epoch
+			js.unblockAll()
+		}
+		if len(js.ready) > 0 {
+			any := false
+			for pass := range 2 {
+				pool.noBorrow = pass == 0
+				for k := 0; k < len(js.ready); k++ {
+					i := js.ready[k]
+					ro := ros[i]
+					if js.acted[i] {
+						continue
+					}
+					if ro.admitOnce(t) {
+						js.acted[i], any = true, true
+						continue
+					}
+					if pass == 1 {
+						js.blocked = append(js.blocked, i)
+						js.ready = slices.Delete(js.ready, k, k+1)
+						k--
+					}
 				}
 			}
+			pool.noBorrow = false
+			if any {
+				for k := 0; k < len(js.ready); k++ {
+					i := js.ready[k]
+					if !js.acted[i] {
+						continue
+					}
+					js.acted[i] = false
+					ro := ros[i]
+					if ro.done {
+						open--
+					}
+					if ro.done || t < ro.nextAllowed {
+						js.ready = slices.Delete(js.ready, k, k+1)
+						k--
+					}
+					js.setDue(i, ro.nextEvent(t, true))
+				}
+				continue
+			}
 		}
-		pool.noBorrow = false
-		if any {
-			continue
+		if open <= 0 || js.size() == 0 {
+			break
 		}
-		next := math.Inf(1)
-		for _, ro := range ros {
-			open = open || !ro.done
-			next = min(next, ro.nextEvent(t, true))
-		}
-		if !open || !(next <= horizon) {
+		next := js.due[js.heap[0]]
+		if !(next <= horizon) {
 			break
 		}
 		t = next
 	}
 	for _, ro := range ros {
 		ro.end()
+	}
+}
+
+// jointState is the scheduling state of a joint replica: the members by
+// the time of their next own event (an indexed min-heap: pos[i] is member
+// i's index in heap, −1 when absent, due[i] its time), the members that
+// may try an admission now (ready, in member order), those whose attempt
+// failed (blocked), and who acted in the current round.
+type jointState struct {
+	heap    []int
+	pos     []int
+	due     []float64
+	ready   []int
+	blocked []int
+	acted   []bool
+}
+
+func (js *jointState) reset(n int) {
+	if len(js.pos) != n {
+		js.pos = make([]int, n)
+		js.due = make([]float64, n)
+		js.acted = make([]bool, n)
+	}
+	js.heap = js.heap[:0]
+	js.ready = js.ready[:0]
+	js.blocked = js.blocked[:0]
+	for i := range n {
+		js.pos[i] = -1
+		js.acted[i] = false
+	}
+}
+
+func (js *jointState) size() int { return len(js.heap) }
+
+// makeReady puts member i among the ready ones (and out of blocked).
+func (js *jointState) makeReady(i int) {
+	if k := slices.Index(js.blocked, i); k >= 0 {
+		js.blocked = slices.Delete(js.blocked, k, k+1)
+	}
+	js.insertReady(i)
+}
+
+func (js *jointState) insertReady(i int) {
+	k, found := slices.BinarySearch(js.ready, i)
+	if !found {
+		js.ready = slices.Insert(js.ready, k, i)
+	}
+}
+
+// unblockAll makes every blocked member ready again.
+func (js *jointState) unblockAll() {
+	for _, i := range js.blocked {
+		js.insertReady(i)
+	}
+	js.blocked = js.blocked[:0]
+}
+
+// setDue sets member i's next event time (+Inf: none) in the heap.
+func (js *jointState) setDue(i int, t float64) {
+	if k := js.pos[i]; k >= 0 {
+		js.removeAt(k)
+	}
+	if math.IsInf(t, 1) {
+		return
+	}
+	js.due[i] = t
+	js.heap = append(js.heap, i)
+	js.pos[i] = len(js.heap) - 1
+	js.up(len(js.heap) - 1)
+}
+
+func (js *jointState) less(a, b int) bool {
+	ia, ib := js.heap[a], js.heap[b]
+	if js.due[ia] != js.due[ib] {
+		return js.due[ia] < js.due[ib]
+	}
+	return ia < ib
+}
+
+func (js *jointState) swap(a, b int) {
+	js.heap[a], js.heap[b] = js.heap[b], js.heap[a]
+	js.pos[js.heap[a]], js.pos[js.heap[b]] = a, b
+}
+
+func (js *jointState) up(k int) {
+	for k > 0 {
+		p := (k - 1) / 2
+		if !js.less(k, p) {
+			break
+		}
+		js.swap(k, p)
+		k = p
+	}
+}
+
+func (js *jointState) down(k int) {
+	n := len(js.heap)
+	for {
+		l := 2*k + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && js.less(r, l) {
+			c = r
+		}
+		if !js.less(c, k) {
+			break
+		}
+		js.swap(c, k)
+		k = c
+	}
+}
+
+func (js *jointState) removeAt(k int) {
+	i := js.heap[k]
+	last := len(js.heap) - 1
+	if k != last {
+		js.swap(k, last)
+	}
+	js.heap = js.heap[:last]
+	js.pos[i] = -1
+	if k < last {
+		js.down(k)
+		js.up(k)
 	}
 }
 
@@ -229,6 +411,9 @@ type cohortPool struct {
 	nominal, guaranteed, borrowLimit []int64
 	usage                            []int64
 	pool, rootUsage                  []int64
+	// epoch counts the changes that lowered the root's usage: a member
+	// that could not fit may fit after one.
+	epoch uint64
 	// noBorrow restricts fits to what stays within the member's nominal
 	// quota (the first pass of an instant).
 	noBorrow bool
@@ -338,7 +523,11 @@ func (p *cohortPool) add(i int, v []int64, sign int64) {
 			after = satSub(u, x)
 		}
 		p.usage[base+d] = after
-		p.rootUsage[d] = satAdd(satSub(p.rootUsage[d], max(satSub(u, g), 0)), max(satSub(after, g), 0))
+		before, now := max(satSub(u, g), 0), max(satSub(after, g), 0)
+		p.rootUsage[d] = satAdd(satSub(p.rootUsage[d], before), now)
+		if now < before {
+			p.epoch++
+		}
 	}
 }
 
