@@ -16,7 +16,9 @@
 // [Estimator.WorkloadEventHandler]; objects already cached at start-up warm
 // the statistics, so a restart does not start blind. A background loop
 // ([Estimator.Start]) takes its own cache snapshot at most once per refresh
-// period, rolls every ClusterQueue forward and publishes the results with an
+// period, rolls every ClusterQueue forward — those of one cohort tree
+// together, sharing what they lend and borrow (forecast's ForecastCohort),
+// those without a cohort alone — and publishes the results with an
 // atomic swap, so readers ([Estimator.Results]: the visibility API, metrics)
 // never wait for the scheduler or the other way round.
 //

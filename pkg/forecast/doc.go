@@ -30,6 +30,14 @@
 // whole) service, so lower-priority forecasts include the work that passes
 // them.
 //
+// [Forecaster.ForecastCohort] rolls the ClusterQueues of one cohort tree
+// together on one clock: each keeps its own queue and policy, and what it
+// may use beyond its nominal quota comes from one shared pool resolved as
+// Kueue's scheduler snapshot resolves it (nominal quota, borrowing and
+// lending limits; the tree flattened to its root), so siblings cannot both
+// count the same idle quota and a lender's quota comes back only when the
+// borrower's workload ends (preemption across the cohort is not modelled).
+//
 // With exponential service, one demand shape, all k servers busy and no
 // cycle cap, the wait of the n-th workload in line (0-based) is
 // Erlang(n+1, k/E[S]); the tests check the roll against it.

@@ -142,7 +142,7 @@ type Queue struct {
 	// WithinClusterQueue is the preemption policy within the ClusterQueue
 	// (see [Forecaster.Forecast] for how the roll preempts). Preemption
 	// across a cohort (reclaimWithinCohort, borrowWithinCohort) is not
-	// modelled: the roll sees one ClusterQueue.
+	// modelled, not even in a joint roll ([Forecaster.ForecastCohort]).
 	WithinClusterQueue PreemptionPolicy
 	// PreemptedRestart says that a preempted workload runs its whole
 	// service again when readmitted — a Job whose pods Kueue's job
