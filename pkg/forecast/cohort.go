@@ -102,6 +102,13 @@ type Cohort struct {
 // invalid (see Forecast), when a nominal quota is negative or
 // capacity.Unlimited, or when a limit or a RootQuota value is negative.
 func (f *Forecaster) ForecastCohort(c Cohort, r *rand.Rand) ([][]Estimate, error) {
+	return f.forecastCohort(c, r, rollJointReplica)
+}
+
+// jointRoller rolls one replica of a joint roll.
+type jointRoller func(ros []*roller, pool *cohortPool, js *jointState, rep int, horizon float64)
+
+func (f *Forecaster) forecastCohort(c Cohort, r *rand.Rand, roll jointRoller) ([][]Estimate, error) {
 	if err := validateCohort(c, r); err != nil {
 		return nil, err
 	}
@@ -135,7 +142,7 @@ func (f *Forecaster) ForecastCohort(c Cohort, r *rand.Rand) ([][]Estimate, error
 	}
 	js := &jointState{}
 	for rep := range f.samples {
-		rollJointReplica(ros, pool, js, rep, f.horizonSeconds)
+		roll(ros, pool, js, rep, f.horizonSeconds)
 	}
 	for i, ro := range ros {
 		if len(ro.s.entries) == 0 {
@@ -156,7 +163,8 @@ func (f *Forecaster) ForecastCohort(c Cohort, r *rand.Rand) ([][]Estimate, error
 // instant only the members with an event then are settled; a member whose
 // admission attempt fails is blocked until its own next event or until
 // the root's usage falls (a member elsewhere gives back borrowed quota),
-// as nothing else can make it fit. The outcome is the same as trying every
+// as nothing else can make it fit (a member that may preempt within its
+// ClusterQueue is never blocked). The outcome is the same as trying every
 // member at every instant.
 func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, horizon float64) {
 	js.reset(len(ros))
@@ -202,9 +210,21 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 					}
 					if ro.admitOnce(t) {
 						js.acted[i], any = true, true
+						if pool.epoch != epoch {
+							// It gave back borrowed quota (preempting
+							// within its ClusterQueue): the blocked
+							// members behind it try again in this pass.
+							epoch = pool.epoch
+							js.unblockAll()
+							k, _ = slices.BinarySearch(js.ready, i)
+						}
 						continue
 					}
-					if pass == 1 {
+					// A queue that may preempt within itself is
+					// tried at every instant: whom it could preempt
+					// depends on what the cohort leaves it, which
+					// the others' admissions change.
+					if pass == 1 && ro.pre == nil {
 						js.blocked = append(js.blocked, i)
 						js.ready = slices.Delete(js.ready, k, k+1)
 						k--

@@ -2,7 +2,10 @@ package forecast
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -229,5 +232,102 @@ func TestCohortWithoutSiblingsMatchesForecast(t *testing.T) {
 	got := mustForecastCohort(t, f, Cohort{Members: []CohortMember{{Queue: q, Nominal: alone.Capacity}}}, 9)
 	if diff := cmp.Diff(want, got[0]); diff != "" {
 		t.Errorf("estimates (-alone +cohort):\n%s", diff)
+	}
+}
+
+// rollJointReplicaNaive is the joint roll without the event-driven
+// bookkeeping: every member is settled and tried at every instant.
+func rollJointReplicaNaive(ros []*roller, pool *cohortPool, _ *jointState, rep int, horizon float64) {
+	for _, ro := range ros {
+		ro.begin(rep)
+	}
+	acted := make([]bool, len(ros))
+	t := 0.0
+	for {
+		for _, ro := range ros {
+			ro.settle(t)
+		}
+		any := false
+		clear(acted)
+		for pass := range 2 {
+			pool.noBorrow = pass == 0
+			for i, ro := range ros {
+				if ro.done || acted[i] || t < ro.nextAllowed {
+					continue
+				}
+				if ro.admitOnce(t) {
+					acted[i], any = true, true
+				}
+			}
+		}
+		pool.noBorrow = false
+		if any {
+			continue
+		}
+		next, open := math.Inf(1), false
+		for _, ro := range ros {
+			open = open || !ro.done
+			next = min(next, ro.nextEvent(t, true))
+		}
+		if !open || !(next <= horizon) {
+			break
+		}
+		t = next
+	}
+	for _, ro := range ros {
+		ro.end()
+	}
+}
+
+// TestEventDrivenJointRollMatchesNaive: with deterministic service and no
+// arrivals the roll draws nothing at random, so the event-driven joint
+// roll must give exactly the admission times of trying every member at
+// every instant, on random cohorts (limits, running workloads, cycles,
+// latencies, StrictFIFO, preemption within ClusterQueues).
+func TestEventDrivenJointRollMatchesNaive(t *testing.T) {
+	f := mustNew(t, WithSamples(2), WithHorizonCount(40))
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := range 500 {
+		var c Cohort
+		for range 1 + r.IntN(6) {
+			svc := mustDeterministic(t, float64(1+r.IntN(50)))
+			q := Queue{Service: svc, Policy: Policy(r.IntN(2)), WithinClusterQueue: PreemptionPolicy(r.IntN(3))}
+			if r.IntN(2) == 0 {
+				q.CyclePeriodSeconds = float64(r.IntN(3))
+				q.AdmissionLatencySeconds = float64(r.IntN(3))
+			}
+			for range r.IntN(4) {
+				q.Running = append(q.Running, Running{Usage: cpuMem(int64(500*(1+r.IntN(4))), int64(1+r.IntN(4))*gi), AgeSeconds: float64(r.IntN(40)), Priority: int32(r.IntN(2))})
+			}
+			for j := range r.IntN(30) {
+				q.Pending = append(q.Pending, Pending{
+					ID: fmt.Sprint(j), Quotable: true, Priority: int32(r.IntN(3)),
+					Options: []capacity.Quantities{cpuMem(int64(500*(1+r.IntN(6))), int64(1+r.IntN(4))*gi)},
+				})
+			}
+			slices.SortStableFunc(q.Pending, func(a, b Pending) int { return int(b.Priority - a.Priority) })
+			m := CohortMember{Queue: q, Nominal: cpuMem(int64(1000*r.IntN(5)), int64(r.IntN(9))*gi)}
+			if r.IntN(3) == 0 {
+				m.BorrowingLimit = cpu(int64(1000 * r.IntN(3)))
+			}
+			if r.IntN(3) == 0 {
+				m.LendingLimit = cpuMem(int64(1000*r.IntN(3)), int64(r.IntN(4))*gi)
+			}
+			c.Members = append(c.Members, m)
+		}
+		want, err := f.forecastCohort(c, rand.New(rand.NewPCG(1, 1)), rollJointReplicaNaive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.forecastCohort(c, rand.New(rand.NewPCG(1, 1)), rollJointReplica)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			for i, m := range c.Members {
+				t.Logf("member %d: nominal %v bl %v ll %v policy %v pre %v cycle %v lat %v run %v pend %v", i, m.Nominal, m.BorrowingLimit, m.LendingLimit, m.Queue.Policy, m.Queue.WithinClusterQueue, m.Queue.CyclePeriodSeconds, m.Queue.AdmissionLatencySeconds, len(m.Queue.Running), len(m.Queue.Pending))
+			}
+			t.Fatalf("trial %d: estimates (-naive +event-driven):\n%s", trial, diff)
+		}
 	}
 }
