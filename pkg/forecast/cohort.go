@@ -225,8 +225,7 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 					// depends on what the cohort leaves it, which
 					// the others' admissions change.
 					if pass == 1 && ro.pre == nil {
-						js.blocked = append(js.blocked, i)
-						js.ready = slices.Delete(js.ready, k, k+1)
+						js.block(k)
 						k--
 					}
 				}
@@ -277,7 +276,10 @@ type jointState struct {
 	due     []float64
 	ready   []int
 	blocked []int
-	acted   []bool
+	// isBlocked marks the members in blocked (entries of members made
+	// ready since are stale).
+	isBlocked []bool
+	acted     []bool
 }
 
 func (js *jointState) reset(n int) {
@@ -285,6 +287,7 @@ func (js *jointState) reset(n int) {
 		js.pos = make([]int, n)
 		js.due = make([]float64, n)
 		js.acted = make([]bool, n)
+		js.isBlocked = make([]bool, n)
 	}
 	js.heap = js.heap[:0]
 	js.ready = js.ready[:0]
@@ -292,6 +295,7 @@ func (js *jointState) reset(n int) {
 	for i := range n {
 		js.pos[i] = -1
 		js.acted[i] = false
+		js.isBlocked[i] = false
 	}
 }
 
@@ -299,25 +303,37 @@ func (js *jointState) size() int { return len(js.heap) }
 
 // makeReady puts member i among the ready ones (and out of blocked).
 func (js *jointState) makeReady(i int) {
-	if k := slices.Index(js.blocked, i); k >= 0 {
-		js.blocked = slices.Delete(js.blocked, k, k+1)
+	if js.isBlocked[i] {
+		// Its entry in blocked goes stale; unblockAll skips it.
+		js.isBlocked[i] = false
 	}
-	js.insertReady(i)
-}
-
-func (js *jointState) insertReady(i int) {
 	k, found := slices.BinarySearch(js.ready, i)
 	if !found {
 		js.ready = slices.Insert(js.ready, k, i)
 	}
 }
 
+// block moves the member at index k of ready to blocked.
+func (js *jointState) block(k int) {
+	i := js.ready[k]
+	js.ready = slices.Delete(js.ready, k, k+1)
+	js.blocked = append(js.blocked, i)
+	js.isBlocked[i] = true
+}
+
 // unblockAll makes every blocked member ready again.
 func (js *jointState) unblockAll() {
+	n := len(js.ready)
 	for _, i := range js.blocked {
-		js.insertReady(i)
+		if js.isBlocked[i] {
+			js.isBlocked[i] = false
+			js.ready = append(js.ready, i)
+		}
 	}
 	js.blocked = js.blocked[:0]
+	if len(js.ready) > n {
+		slices.Sort(js.ready)
+	}
 }
 
 // setDue sets member i's next event time (+Inf: none) in the heap.
