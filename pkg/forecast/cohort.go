@@ -167,7 +167,7 @@ func (f *Forecaster) forecastCohort(c Cohort, r *rand.Rand, roll jointRoller) ([
 // ClusterQueue is never blocked). The outcome is the same as trying every
 // member at every instant.
 func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, horizon float64) {
-	js.reset(len(ros))
+	js.reset(len(ros), pool.dims)
 	for i, ro := range ros {
 		ro.begin(rep)
 		js.setDue(i, 0)
@@ -186,6 +186,7 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 			ro := ros[i]
 			wasDone := ro.done
 			ro.settle(t)
+			js.needValid[i] = false
 			if ro.done && !wasDone {
 				open--
 			}
@@ -196,7 +197,7 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 		}
 		if pool.epoch != epoch {
 			epoch = pool.epoch
-			js.unblockAll()
+			js.unblockAll(pool)
 		}
 		if len(js.ready) > 0 {
 			any := false
@@ -208,6 +209,13 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 					if js.acted[i] {
 						continue
 					}
+					if ro.pre == nil && js.cannotFit(ro, pool) {
+						if pass == 1 {
+							js.block(k, ro, pool)
+							k--
+						}
+						continue
+					}
 					if ro.admitOnce(t) {
 						js.acted[i], any = true, true
 						if pool.epoch != epoch {
@@ -215,7 +223,7 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 							// within its ClusterQueue): the blocked
 							// members behind it try again in this pass.
 							epoch = pool.epoch
-							js.unblockAll()
+							js.unblockAll(pool)
 							k, _ = slices.BinarySearch(js.ready, i)
 						}
 						continue
@@ -225,7 +233,7 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 					// depends on what the cohort leaves it, which
 					// the others' admissions change.
 					if pass == 1 && ro.pre == nil {
-						js.block(k)
+						js.block(k, ro, pool)
 						k--
 					}
 				}
@@ -238,6 +246,7 @@ func rollJointReplica(ros []*roller, pool *cohortPool, js *jointState, rep int, 
 						continue
 					}
 					js.acted[i] = false
+					js.needValid[i] = false
 					ro := ros[i]
 					if ro.done {
 						open--
@@ -280,10 +289,32 @@ type jointState struct {
 	// ready since are stale).
 	isBlocked []bool
 	acted     []bool
+	// byDim[d] holds members blocked until the root's free quota in
+	// dimension d reaches a threshold (a min-heap on it; see block), gen
+	// each member's blocking count and minNeed scratch.
+	byDim [][]dimWait
+	gen   []uint32
+	// minNeed[i*dims:(i+1)*dims] caches member i's smallest demand (see
+	// fillMinNeed) while needValid[i]; hasNeed[i]: it has a waiting head.
+	minNeed   []int64
+	needValid []bool
+	hasNeed   []bool
 }
 
-func (js *jointState) reset(n int) {
+func (js *jointState) reset(n, dims int) {
+	if len(js.byDim) != dims {
+		js.byDim = make([][]dimWait, dims)
+	}
+	for d := range js.byDim {
+		js.byDim[d] = js.byDim[d][:0]
+	}
+	if len(js.needValid) != n || len(js.minNeed) != n*dims {
+		js.minNeed = make([]int64, n*dims)
+	}
 	if len(js.pos) != n {
+		js.needValid = make([]bool, n)
+		js.hasNeed = make([]bool, n)
+		js.gen = make([]uint32, n)
 		js.pos = make([]int, n)
 		js.due = make([]float64, n)
 		js.acted = make([]bool, n)
@@ -296,6 +327,7 @@ func (js *jointState) reset(n int) {
 		js.pos[i] = -1
 		js.acted[i] = false
 		js.isBlocked[i] = false
+		js.needValid[i] = false
 	}
 }
 
@@ -313,24 +345,181 @@ func (js *jointState) makeReady(i int) {
 	}
 }
 
-// block moves the member at index k of ready to blocked.
-func (js *jointState) block(k int) {
+// block moves the member at index k of ready (ro) to the blocked ones.
+// When one dimension d explains why nothing of it can fit — the
+// component-wise smallest demand m of its waiting heads needs more of the
+// root's free quota R_d = S − U than there is (m_d > max(0, gᵢ − uᵢ) +
+// R_d) — it waits in byDim[d] for R_d to reach that threshold; when its
+// own quota or borrowing limit is what stops it, only its own next event
+// wakes it; otherwise any fall of the root's usage does (blocked).
+func (js *jointState) block(k int, ro *roller, pool *cohortPool) {
 	i := js.ready[k]
 	js.ready = slices.Delete(js.ready, k, k+1)
-	js.blocked = append(js.blocked, i)
 	js.isBlocked[i] = true
+	js.gen[i]++
+	d, thresh, ownOnly := js.bindingDim(ro, pool)
+	switch {
+	case ownOnly:
+	case d >= 0:
+		js.pushDim(d, dimWait{member: i, gen: js.gen[i], thresh: thresh})
+	default:
+		js.blocked = append(js.blocked, i)
+	}
 }
 
-// unblockAll makes every blocked member ready again.
-func (js *jointState) unblockAll() {
+// bindingDim finds the dimension described at block (d ≥ 0 with its
+// threshold on R_d), or reports that only the member's own events can let
+// it fit (ownOnly), or neither (d = −1).
+func (js *jointState) bindingDim(ro *roller, pool *cohortPool) (d int, thresh int64, ownOnly bool) {
+	s := ro.s
+	i := ro.member
+	m := js.minNeed[i*s.dims : (i+1)*s.dims]
+	if !js.needValid[i] {
+		js.needValid[i] = true
+		js.hasNeed[i] = js.fillMinNeed(ro, m)
+	}
+	if !js.hasNeed[i] {
+		return -1, 0, true
+	}
+	base := ro.member * pool.dims
+	for d, x := range m {
+		if x <= 0 {
+			continue
+		}
+		if x > ro.free[d] {
+			return -1, 0, true
+		}
+		u, g := pool.usage[base+d], pool.guaranteed[base+d]
+		local := max(g-u, 0)
+		if b := pool.borrowLimit[base+d]; b >= 0 && satAdd(local, satAdd(pool.nominal[base+d]-g-max(u-g, 0), b)) < x {
+			return -1, 0, true
+		}
+		if need := x - local; satSub(pool.pool[d], pool.rootUsage[d]) < need {
+			return d, need, false
+		}
+	}
+	return -1, 0, false
+}
+
+// fillMinNeed writes into m the component-wise smallest demand of the
+// member's waiting heads (their options) and reports whether it has any.
+// It changes only with the member's own admissions and arrivals.
+func (js *jointState) fillMinNeed(ro *roller, m []int64) bool {
+	s := ro.s
+	for d := range m {
+		m[d] = math.MaxInt64
+	}
+	any := false
+	merge := func(opts []int32) {
+		for _, v := range opts {
+			any = true
+			for d, x := range ro.vecs[v] {
+				m[d] = min(m[d], x)
+			}
+		}
+	}
+	if ro.policy == StrictFIFO {
+		if ro.head < len(s.entries) {
+			merge(s.shapes[s.entries[ro.head].shape].opts)
+		}
+	} else {
+		for si := range s.shapes {
+			if int(ro.cursor[si]) < len(s.shapes[si].members) {
+				merge(s.shapes[si].opts)
+			}
+		}
+	}
+	for c := range s.arrivals {
+		if ro.arrHead[c] < len(ro.arrQ[c]) {
+			merge(s.arrivals[c].opts)
+		}
+	}
+	return any
+}
+
+// cannotFit is a quick sufficient test that member ro can admit nothing
+// now (see block); only for a member that cannot preempt.
+func (js *jointState) cannotFit(ro *roller, pool *cohortPool) bool {
+	d, _, ownOnly := js.bindingDim(ro, pool)
+	return ownOnly || d >= 0
+}
+
+// dimWait is a member blocked until the root's free quota in one
+// dimension reaches thresh; gen tells a stale entry (the member was woken
+// since).
+type dimWait struct {
+	member int
+	gen    uint32
+	thresh int64
+}
+
+func (js *jointState) pushDim(d int, w dimWait) {
+	h := append(js.byDim[d], w)
+	k := len(h) - 1
+	for k > 0 {
+		p := (k - 1) / 2
+		if h[p].thresh <= w.thresh {
+			break
+		}
+		h[k] = h[p]
+		k = p
+	}
+	h[k] = w
+	js.byDim[d] = h
+}
+
+func (js *jointState) popDim(d int) dimWait {
+	h := js.byDim[d]
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	k := 0
+	for {
+		c := 2*k + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h[r].thresh < h[c].thresh {
+			c = r
+		}
+		if last.thresh <= h[c].thresh {
+			break
+		}
+		h[k] = h[c]
+		k = c
+	}
+	if n > 0 {
+		h[k] = last
+	}
+	js.byDim[d] = h
+	return top
+}
+
+// unblockAll makes ready again the blocked members that the root's usage
+// falling may let fit: those in blocked, and those in byDim whose
+// threshold the root's free quota now reaches.
+func (js *jointState) unblockAll(pool *cohortPool) {
 	n := len(js.ready)
-	for _, i := range js.blocked {
+	wake := func(i int) {
 		if js.isBlocked[i] {
 			js.isBlocked[i] = false
 			js.ready = append(js.ready, i)
 		}
 	}
+	for _, i := range js.blocked {
+		wake(i)
+	}
 	js.blocked = js.blocked[:0]
+	for d := range js.byDim {
+		free := satSub(pool.pool[d], pool.rootUsage[d])
+		for len(js.byDim[d]) > 0 && js.byDim[d][0].thresh <= free {
+			w := js.popDim(d)
+			if w.gen == js.gen[w.member] {
+				wake(w.member)
+			}
+		}
+	}
 	if len(js.ready) > n {
 		slices.Sort(js.ready)
 	}
