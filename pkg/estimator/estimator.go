@@ -579,20 +579,29 @@ type unlistedArrival struct {
 func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueOutput) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if len(e.unlisted) == 0 {
+		return
+	}
+	// Kept in a new map: a Go map keeps the buckets of deleted entries,
+	// and a burst of arrivals (or the warm start's replay) would leave
+	// them allocated for good.
+	kept := make(map[workload.Reference]unlistedArrival)
 	again := false
 	for key, a := range e.unlisted {
 		if _, ok := recomputed[a.clusterQueue]; !ok {
+			kept[key] = a
 			continue
 		}
 		_, stillPending := e.pending[key]
 		_, isPublished := published.index[key]
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
-			delete(e.unlisted, key)
 			continue
 		}
+		kept[key] = a
 		e.markChanged(a.clusterQueue)
 		again = true
 	}
+	e.unlisted = kept
 	if again {
 		e.dirty.Store(true)
 	}
