@@ -10,9 +10,17 @@
 # figures on a shared, loaded machine vary by tens of percent; use
 # `make bench` for medians and intervals.
 #
+# By default the benchmarks build against the unpatched Kueue v0.19.2
+# module (GOWORK=off), as pkg/ is tested. Part of the refresh is Kueue's
+# own (ClusterQueue.Snapshot behind PendingWorkloadsInfo, Cache.Snapshot),
+# and the patch series changes it (0014, 0016): ESTIMATOR_BENCH_PATCHED=1
+# builds them against the patched tree of `make patch` instead, the
+# refresh as the patched manager runs it. The first line says which.
+#
 # Environment:
 #   ESTIMATOR_BENCH_1M=1  also build the 1 000 000-pending cluster (minutes,
 #                         several GiB) for the 1M row
+#   ESTIMATOR_BENCH_PATCHED=1  build against _output/kueue (make patch)
 #   BENCH_OUT             where the raw output goes (default
 #                         _output/bench-estimator)
 set -euo pipefail
@@ -24,6 +32,12 @@ RAW="${OUT}/raw.txt"
 : > "${RAW}"
 
 export GOWORK=off
+kueue="unpatched sigs.k8s.io/kueue v0.19.2 module"
+if [[ "${ESTIMATOR_BENCH_PATCHED:-}" == 1 ]]; then
+  [[ -f "${ROOT}/_output/go.work" ]] || die "ESTIMATOR_BENCH_PATCHED=1 needs the patched tree: make patch"
+  export GOWORK=${ROOT}/_output/go.work
+  kueue="patched tree _output/kueue ($(git -C "${ROOT}/_output/kueue" rev-list --count pristine..HEAD) commits on v0.19.2)"
+fi
 (cd "${ROOT}" &&
   go test -c -o "${OUT}/forecast.test" ./pkg/forecast &&
   go test -c -o "${OUT}/estimator.test" ./pkg/estimator)
@@ -59,6 +73,7 @@ metric() {
 ms() { [[ -n "$1" ]] && awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }'; }
 
 line() { echo "$1=$2 $3"; }
+line kueue "${GOWORK}" "(${kueue})"
 row() {
   local name=$1 value=$2 unit=$3 missing=$4
   if [[ -n "${value}" ]]; then line "${name}" "${value}" "${unit}"; else line "${name}" "none" "(${missing})"; fi

@@ -13,6 +13,7 @@
 #   pkg/scheduler/scheduler_waittime_bench_test.go        (estimator on)
 #   pkg/visibility/storage/pending_workloads_bench_test.go (upstream API)
 #   pkg/visibility/storage/pending_workloads_waittime_bench_test.go
+#   pkg/cache/queue/cluster_queue_bench_test.go            (upstream API)
 # and the minimalkueue that wires the estimator when its --feature-gates
 # enables WaitTimeEstimation.
 #
@@ -29,6 +30,10 @@
 #   cycle       schedule() of one cycle; ratio patched-on / patched-off ≤ 1.02
 #   visibility  GET of 1 000 of 10 000 pending workloads; patched-on /
 #               pristine ≤ 1.20; bytes and allocations reported
+#   snapshot    ClusterQueue.Snapshot of 100 000 pending workloads (the
+#               ordered list behind visibility and the estimator's refresh)
+#               and its copy under the ClusterQueue's read lock; patched-off
+#               / pristine reported (issue 14)
 #   forecast    pkg/forecast for 10 000 pending workloads ≤ 5 ms
 #   memory      heap the estimator keeps per pending workload ≤ 200 B
 #   refresh     the estimator's background refresh (off the cycle), reported
@@ -97,7 +102,8 @@ else
 fi
 [[ -f "${WORK}" ]] || die "bench: no workspace ${WORK} for ${TREE} (hack/patch.sh ${TREE} writes it)"
 for f in pkg/scheduler/scheduler_cycle_bench_test.go pkg/scheduler/scheduler_waittime_bench_test.go \
-  pkg/visibility/storage/pending_workloads_bench_test.go pkg/visibility/storage/pending_workloads_waittime_bench_test.go; do
+  pkg/visibility/storage/pending_workloads_bench_test.go pkg/visibility/storage/pending_workloads_waittime_bench_test.go \
+  pkg/cache/queue/cluster_queue_bench_test.go; do
   [[ -f "${TREE}/${f}" ]] || die "bench: ${TREE} has no ${f}: apply the patch series that adds the benchmarks"
 done
 grep -q 'feature-gates' "${TREE}/test/performance/scheduler/minimalkueue/main.go" \
@@ -141,6 +147,7 @@ measure() {
   "${ROOT}/hack/kueue-src.sh" "${PRISTINE}" >/dev/null
   cp "${TREE}/pkg/scheduler/scheduler_cycle_bench_test.go" "${PRISTINE}/pkg/scheduler/"
   cp "${TREE}/pkg/visibility/storage/pending_workloads_bench_test.go" "${PRISTINE}/pkg/visibility/storage/"
+  cp "${TREE}/pkg/cache/queue/cluster_queue_bench_test.go" "${PRISTINE}/pkg/cache/queue/"
 
   # Both sides must build against the same dependency versions, or the ratio
   # measures them too. (The patched side's workspace adds this module.)
@@ -153,10 +160,12 @@ measure() {
     log "building the benchmark binaries"
     (cd "${PRISTINE}" && export GOWORK=off &&
       go test -c -o "${BIN}/scheduler-pristine.test" ./pkg/scheduler &&
-      go test -c -o "${BIN}/storage-pristine.test" ./pkg/visibility/storage)
+      go test -c -o "${BIN}/storage-pristine.test" ./pkg/visibility/storage &&
+      go test -c -o "${BIN}/queue-pristine.test" ./pkg/cache/queue)
     (cd "${TREE}" && export GOWORK="${WORK}" &&
       go test -c -o "${BIN}/scheduler-patched.test" ./pkg/scheduler &&
-      go test -c -o "${BIN}/storage-patched.test" ./pkg/visibility/storage)
+      go test -c -o "${BIN}/storage-patched.test" ./pkg/visibility/storage &&
+      go test -c -o "${BIN}/queue-patched.test" ./pkg/cache/queue)
     (cd "${ROOT}" && export GOWORK=off &&
       go test -c -o "${BIN}/forecast.test" ./pkg/forecast &&
       go test -c -o "${BIN}/estimator.test" ./pkg/estimator)
@@ -181,10 +190,12 @@ measure() {
       case "${side}" in
         pristine)
           run "${BIN}/scheduler-pristine.test" "${PRISTINE}/pkg/scheduler" '^BenchmarkSchedulingCycle$' 10x >> "${RAW}/cycle-pristine.txt"
-          run "${BIN}/storage-pristine.test" "${PRISTINE}/pkg/visibility/storage" '^BenchmarkPendingWorkloadsInLQ$' 20x >> "${RAW}/visibility-pristine.txt" ;;
+          run "${BIN}/storage-pristine.test" "${PRISTINE}/pkg/visibility/storage" '^BenchmarkPendingWorkloadsInLQ$' 20x >> "${RAW}/visibility-pristine.txt"
+          run "${BIN}/queue-pristine.test" "${PRISTINE}/pkg/cache/queue" '^BenchmarkClusterQueueSnapshot$' 5x >> "${RAW}/snapshot-pristine.txt" ;;
         off)
           run "${BIN}/scheduler-patched.test" "${TREE}/pkg/scheduler" '^BenchmarkSchedulingCycle$' 10x >> "${RAW}/cycle-off.txt"
-          run "${BIN}/storage-patched.test" "${TREE}/pkg/visibility/storage" '^BenchmarkPendingWorkloadsInLQ$' 20x >> "${RAW}/visibility-off.txt" ;;
+          run "${BIN}/storage-patched.test" "${TREE}/pkg/visibility/storage" '^BenchmarkPendingWorkloadsInLQ$' 20x >> "${RAW}/visibility-off.txt"
+          run "${BIN}/queue-patched.test" "${TREE}/pkg/cache/queue" '^BenchmarkClusterQueueSnapshot$' 5x >> "${RAW}/snapshot-off.txt" ;;
         on)
           run "${BIN}/scheduler-patched.test" "${TREE}/pkg/scheduler" '^BenchmarkSchedulingCycleWaitTimeEstimation$' 10x | as_off >> "${RAW}/cycle-on.txt"
           run "${BIN}/storage-patched.test" "${TREE}/pkg/visibility/storage" '^BenchmarkPendingWorkloadsInLQWaitTimeEstimation$' 20x | as_off >> "${RAW}/visibility-on.txt" ;;
@@ -264,6 +275,9 @@ log "comparing"
   echo "## visibility: pristine, patched-off, patched-on (vs pristine)"
   "${BENCHSTAT}" pristine="${RAW}/visibility-pristine.txt" patched-off="${RAW}/visibility-off.txt" patched-on="${RAW}/visibility-on.txt" || true
   echo
+  echo "## ClusterQueue.Snapshot: pristine, patched (gate off)"
+  "${BENCHSTAT}" pristine="${RAW}/snapshot-pristine.txt" patched-off="${RAW}/snapshot-off.txt" || true
+  echo
   echo "## the estimator alone"
   "${BENCHSTAT}" "${RAW}/forecast.txt" "${RAW}/estimator.txt" "${RAW}/refresh.txt" || true
 } > "${OUT}/benchstat.txt" 2>&1
@@ -288,6 +302,7 @@ bstat "${RAW}/cycle-off.txt" "${RAW}/cycle-on.txt" > "${OUT}/cycle-on-vs-off.tsv
 bstat "${RAW}/cycle-pristine.txt" "${RAW}/cycle-on.txt" > "${OUT}/cycle-on-vs-pristine.tsv"
 bstat "${RAW}/visibility-pristine.txt" "${RAW}/visibility-on.txt" > "${OUT}/visibility-on-vs-pristine.tsv"
 bstat "${RAW}/visibility-pristine.txt" "${RAW}/visibility-off.txt" > "${OUT}/visibility-off-vs-pristine.tsv"
+bstat "${RAW}/snapshot-pristine.txt" "${RAW}/snapshot-off.txt" > "${OUT}/snapshot-off-vs-pristine.tsv"
 cat "${RAW}/forecast.txt" "${RAW}/estimator.txt" "${RAW}/refresh.txt" > "${RAW}/estimator-all.txt" 2>/dev/null || true
 bstat "${RAW}/estimator-all.txt" > "${OUT}/estimator.tsv"
 
@@ -362,6 +377,18 @@ visibility_row "visibility: GET 1000 of 10000 pending" "PendingWorkloadsInLQ/Get
 visibility_row "visibility: GET + JSON encoding" "PendingWorkloadsInLQ/GetJSON"
 visibility_row "  B/op, GET + JSON" "PendingWorkloadsInLQ/GetJSON" B/op ""
 visibility_row "  allocs/op, GET + JSON" "PendingWorkloadsInLQ/GetJSON" allocs/op ""
+# snapshot_row LABEL NAME [UNIT]: pristine and patched-off (the same code
+# as patched-on here), their ratio, no goal.
+snapshot_row() {
+  local label=$1 name=$2 unit=${3:-sec/op} b off p r
+  IFS=$'\t' read -r b off p < <(pick "${unit}" "${name}" < "${OUT}/snapshot-off-vs-pristine.tsv") || true
+  r=$(ratio "${off:-}" "${b:-}")
+  row "${label}" "$(fmt "${unit}" "${b:-}")" "$(fmt "${unit}" "${off:-}")" "" "${r:+${r} off/pristine}" "${p:--}" "" "-"
+}
+snapshot_row "snapshot: ClusterQueue.Snapshot, 100k pending" "ClusterQueueSnapshot/100k-pending"
+snapshot_row "  its copy under the ClusterQueue's read lock" "ClusterQueueSnapshot/100k-pending-copy-under-lock"
+snapshot_row "  allocs/op, Snapshot of 100k pending" "ClusterQueueSnapshot/100k-pending" allocs/op
+snapshot_row "snapshot: ClusterQueue.Snapshot, 10k pending" "ClusterQueueSnapshot/10k-pending"
 single_row "forecast: 10k pending, 1 CQ (pkg/forecast)" sec/op "Forecast10000Pending" 0.005
 single_row "memory kept per pending workload" B/pending "RetainedMemoryPerPendingWorkload" 200 \
   "events $(fmt B/pending "$(pick events-B/pending RetainedMemoryPerPendingWorkload < "${OUT}/estimator.tsv")"), results $(fmt B/pending "$(pick results-B/pending RetainedMemoryPerPendingWorkload < "${OUT}/estimator.tsv")")"
