@@ -308,17 +308,7 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *Spec, plan Plan, 
 		return res, err
 	}
 	cl := h.cluster.Client
-	var objects []client.Object
-	objects = append(objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: rep.Namespace}})
-	for _, o := range spec.BuildPriorityClasses(rep) {
-		objects = append(objects, o)
-	}
-	for _, o := range spec.BuildClusterQueues(rep) {
-		objects = append(objects, o)
-	}
-	for _, o := range spec.BuildLocalQueues(rep) {
-		objects = append(objects, o)
-	}
+	objects := spec.replicaObjects(rep)
 	for _, o := range objects {
 		if err := cl.Create(ctx, o); err != nil {
 			return res, fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)

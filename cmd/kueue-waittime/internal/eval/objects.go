@@ -10,6 +10,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/controller/constants"
@@ -89,6 +90,23 @@ func (s *Spec) BuildResourceFlavors() []*kueue.ResourceFlavor {
 		out = append(out, utiltestingapi.MakeResourceFlavor(f).Obj())
 	}
 	return out
+}
+
+// replicaObjects are what a replica creates before its first workload, in
+// creation order: its namespace, the scenario's priority classes,
+// ClusterQueues and LocalQueues.
+func (s *Spec) replicaObjects(r Replica) []client.Object {
+	objects := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.Namespace}}}
+	for _, o := range s.BuildPriorityClasses(r) {
+		objects = append(objects, o)
+	}
+	for _, o := range s.BuildClusterQueues(r) {
+		objects = append(objects, o)
+	}
+	for _, o := range s.BuildLocalQueues(r) {
+		objects = append(objects, o)
+	}
+	return objects
 }
 
 // BuildPriorityClasses returns the replica's priority classes, sorted by

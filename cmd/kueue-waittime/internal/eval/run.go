@@ -252,17 +252,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 		return nil, err
 	}
 	cl := h.CP.Client
-	var objects []client.Object
-	objects = append(objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: rep.Namespace}})
-	for _, o := range spec.BuildPriorityClasses(rep) {
-		objects = append(objects, o)
-	}
-	for _, o := range spec.BuildClusterQueues(rep) {
-		objects = append(objects, o)
-	}
-	for _, o := range spec.BuildLocalQueues(rep) {
-		objects = append(objects, o)
-	}
+	objects := spec.replicaObjects(rep)
 	for _, o := range spec.BuildClaimTemplates(rep.Namespace) {
 		objects = append(objects, o)
 	}
