@@ -297,20 +297,11 @@ func runClusterEval(ctx context.Context, cmd *cobra.Command, specs []*Spec, clus
 		if outDir == "" {
 			continue
 		}
-		if err := os.MkdirAll(outDir, 0o755); err != nil {
-			return err
-		}
-		for name, write := range map[string]func(io.Writer) error{
+		if err := writeFiles(outDir, map[string]func(io.Writer) error{
 			spec.Name + "-cluster.md":   report.WriteMarkdown,
 			spec.Name + "-cluster.json": func(w io.Writer) error { return cli.WriteJSON(w, report) },
-		} {
-			f, err := os.Create(filepath.Join(outDir, name))
-			if err != nil {
-				return err
-			}
-			if err := errors.Join(write(f), f.Close()); err != nil {
-				return err
-			}
+		}); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -335,11 +326,19 @@ func writeOutputs(dir string, r *Report) error {
 	if err := r.WritePlots(dir); err != nil {
 		return fmt.Errorf("plots: %w", err)
 	}
-	for name, write := range map[string]func(io.Writer) error{
+	return writeFiles(dir, map[string]func(io.Writer) error{
 		r.Spec.Name + ".md":            r.WriteMarkdown,
 		r.Spec.Name + ".json":          r.WriteJSON,
 		r.Spec.Name + "-workloads.csv": r.WriteCSV,
-	} {
+	})
+}
+
+// writeFiles creates dir and writes each named file of it with its writer.
+func writeFiles(dir string, files map[string]func(io.Writer) error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, write := range files {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			return err
