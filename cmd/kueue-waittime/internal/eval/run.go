@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
@@ -288,11 +289,6 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 	if err != nil {
 		return nil, err
 	}
-	w, err := watcher.Watch(ctx, &kueue.WorkloadList{}, client.InNamespace(rep.Namespace))
-	if err != nil {
-		return nil, err
-	}
-	defer w.Stop()
 
 	var mu sync.Mutex
 	replicaCtx, cancel := context.WithCancel(ctx)
@@ -369,24 +365,59 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			r.generation++
 		}
 	}
-	// Admissions and evictions, seen on the watch. An admitted workload is
-	// finished after its service time, as a job integration would; an
-	// evicted one (preempted) restarts from scratch when admitted again.
+	// Admissions and evictions, seen on a watch of the namespace's
+	// Workloads, set up again after a fresh List whenever the server ends it
+	// (a loaded kube-apiserver closes a watcher that falls behind). An
+	// admitted workload is finished after its service time, as a job
+	// integration would; an evicted one (preempted) restarts from scratch
+	// when admitted again.
+	observeObject := func(obj runtime.Object, now time.Time) {
+		wl, ok := obj.(*kueue.Workload)
+		if !ok || apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
+			return
+		}
+		reserved := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+		evicted := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
+		locked(func() { observe(wl, reserved, evicted, now) })
+	}
+	watchReady := make(chan error, 1)
 	go func() {
-		for ev := range w.ResultChan() {
-			if ev.Type != watch.Modified && ev.Type != watch.Added {
+		first := true
+		for replicaCtx.Err() == nil {
+			var list kueue.WorkloadList
+			err := cl.List(replicaCtx, &list, client.InNamespace(rep.Namespace))
+			var w watch.Interface
+			if err == nil {
+				w, err = watcher.Watch(replicaCtx, &kueue.WorkloadList{}, &client.ListOptions{Namespace: rep.Namespace, Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+			}
+			if first {
+				watchReady <- err
+				first = false
+			}
+			if err != nil {
+				if replicaCtx.Err() == nil {
+					time.Sleep(time.Second)
+				}
 				continue
 			}
-			wl, ok := ev.Object.(*kueue.Workload)
-			if !ok || apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
-				continue
-			}
-			reserved := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-			evicted := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
 			now := time.Now()
-			locked(func() { observe(wl, reserved, evicted, now) })
+			for i := range list.Items {
+				observeObject(&list.Items[i], now)
+			}
+			for ev := range w.ResultChan() {
+				if ev.Type == watch.Modified || ev.Type == watch.Added {
+					observeObject(ev.Object, time.Now())
+				}
+			}
+			w.Stop()
+			if replicaCtx.Err() == nil {
+				h.progressf("%s: the server ended the watch of its Workloads: listing and watching again", rep.Prefix)
+			}
 		}
 	}()
+	if err := <-watchReady; err != nil {
+		return nil, fmt.Errorf("watching the Workloads of %s: %w", rep.Namespace, err)
+	}
 
 	// sample records, from published results, the admissibility of the
 	// workloads not labelled yet and the pending counts and, with a
