@@ -2,8 +2,8 @@
 # Writes the estimator's packages into a Kueue tree, as the patch series adds
 # them: pkg/estimator of this repository and every package of pkg/ it needs
 # (its dependencies and its tests' dependencies, transitively, found with go
-# list) are copied to <tree>/pkg/scheduler/waittime/<name>, tests and testdata
-# included, with
+# list) are copied to <tree>/pkg/scheduler/waittime/<name>: their Go files,
+# tests included, and their testdata (fuzz corpora), with
 #   - the import path github.com/kueue-waittime/kueue-waittime/pkg/<name>
 #     rewritten to sigs.k8s.io/kueue/pkg/scheduler/waittime/<name>, and merged
 #     into the sigs.k8s.io/kueue import group (Kueue's gci sections);
@@ -66,7 +66,7 @@ for name in ${packages}; do
       *.go) rewrite_go "${f}" "${dest}/${name}/${rel}" ;;
       *) cp "${f}" "${dest}/${name}/${rel}" ;;
     esac
-  done < <(find "${src}" -type f -print0 | LC_ALL=C sort -z)
+  done < <(find "${src}" -type f \( -name '*.go' -o -path "${src}/*testdata/*" \) -print0 | LC_ALL=C sort -z)
 done
 if grep -rl "${module}" "${dest}"; then
   die "vendor-estimator: the files above still name ${module}"
