@@ -16,13 +16,14 @@ FROM --platform=${BUILDPLATFORM} ${BUILDER_IMAGE} AS builder
 WORKDIR /workspace
 # The patched tree first (it changes only with patches/): pristine
 # sigs.k8s.io/kueue v0.19.2 from the Go module proxy into _output/kueue, with
-# patches/series applied, and _output/go.work joining it to this module.
+# patches/series applied (it holds the estimator's packages and builds alone).
 COPY go.mod go.sum ./
 COPY hack/ hack/
 COPY patches/ patches/
 RUN hack/patch.sh
 # Then this module's sources (.dockerignore keeps _output/ out, so the
-# patched tree stays) and the static manager, cross-compiled for the target.
+# patched tree stays; hack/image.sh reads only the tree and the build
+# arguments) and the static manager from the tree alone, cross-compiled.
 COPY . .
 ARG TARGETARCH
 # The version fields (pkg/version) the manager reports; .git is not copied in.

@@ -11,9 +11,12 @@ K8S_VERSION ?= 1.36.0
 KUBEBUILDER_ASSETS ?= $(ROOT)/bin/k8s/$(K8S_VERSION)
 KUEUE_DIR := $(ROOT)/_output/kueue
 WORKSPACE := $(ROOT)/_output/go.work
-# The patched tree and this module build together through the workspace.
+# This module's harness and CLI build with the patched tree through the
+# workspace (they construct the patched tree's in-tree estimator).
 GO_PATCHED := GOWORK=$(WORKSPACE) GOFLAGS=-buildvcs=false go
-# The library also builds against the unpatched v0.19.2 module.
+# The patched tree alone, with Kueue's own go.mod (run in $(KUEUE_DIR)); and
+# the library against the unpatched v0.19.2 module (run here).
+GO_KUEUE := GOWORK=off GOFLAGS=-buildvcs=false go
 GO_PRISTINE := GOWORK=off GOFLAGS=-buildvcs=false go
 INTEGRATION_TIMEOUT ?= 30m
 
@@ -59,8 +62,8 @@ cluster-tools: ## Build kube-controller-manager and kube-scheduler v1.36.0 into 
 .PHONY: build
 build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patched) and bin/kueue-waittime.
 	@echo "build: compiling the patched Kueue manager, kueuectl and kueue-waittime (the first time: about 5 minutes on 2 cores)"
-	hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env $(GO_PATCHED) build -o bin/kueue sigs.k8s.io/kueue/cmd/kueue
-	hack/heartbeat.sh "build: still compiling bin/kueuectl" env $(GO_PATCHED) build -o bin/kueuectl sigs.k8s.io/kueue/cmd/kueuectl
+	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env $(GO_KUEUE) build -o $(ROOT)/bin/kueue ./cmd/kueue
+	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueuectl" env $(GO_KUEUE) build -o $(ROOT)/bin/kueuectl ./cmd/kueuectl
 	hack/heartbeat.sh "build: still compiling bin/kueue-waittime" env $(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
 	@echo "built bin/kueue, bin/kueuectl and bin/kueue-waittime"
 
@@ -79,17 +82,18 @@ test-unit: ## Library unit tests against the unpatched v0.19.2 module, under the
 	$(GO_PRISTINE) vet ./pkg/...
 	$(GO_PRISTINE) test -race -count=1 ./pkg/...
 
-# Kueue's own tests of every package the patches touch, on the patched tree.
+# Kueue's own tests of every package the patches touch or add (the estimator's
+# under ./pkg/scheduler/waittime/), on the patched tree with Kueue's go.mod.
 UPSTREAM_PACKAGES ?= ./pkg/features/... ./pkg/scheduler/... ./pkg/cache/queue/... ./pkg/util/heap/... ./pkg/metrics/... ./pkg/visibility/... ./pkg/config/... ./apis/config/... ./cmd/kueue/... ./cmd/kueuectl/... ./apis/visibility/...
 # Kueue's own scheduler integration suite on the patched tree, run twice: with
 # the gate off, and with it on and the estimator wired into the scheduler.
 UPSTREAM_INTEGRATION ?= ./test/integration/singlecluster/scheduler
 
 .PHONY: test-upstream
-test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched packages and its scheduler integration suite.
-	cd $(KUEUE_DIR) && $(GO_PATCHED) test -count=1 $(UPSTREAM_PACKAGES)
-	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION)
-	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION) -args -wait-time-estimation
+test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched and added packages and its scheduler integration suite, GOWORK=off.
+	cd $(KUEUE_DIR) && $(GO_KUEUE) test -count=1 $(UPSTREAM_PACKAGES)
+	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_KUEUE) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION)
+	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_KUEUE) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION) -args -wait-time-estimation
 
 .PHONY: test-integration
 test-integration: $(WORKSPACE) envtest ## CLI tests, and the integration suites on envtest with the patched Kueue under the race detector.

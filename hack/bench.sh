@@ -48,8 +48,8 @@
 # difference not significant (p ≥ 0.05): within this machine's noise.
 #
 # Usage: hack/bench.sh [-n COUNT] [-r HARNESS_RUNS] [--no-harness|--harness-only] [--quick] [--report-only] [TREE]
-#   TREE            patched Kueue tree (default _output/kueue; its workspace
-#                   is _output/go.work, or <TREE>.go.work for another tree)
+#   TREE            patched Kueue tree (default _output/kueue; it builds with
+#                   its own go.mod, GOWORK=off, as the pristine side does)
 #   -n COUNT        rounds of the interleaved Go benchmarks (default 8)
 #   -r RUNS         harness runs per side (default 2)
 #   --no-harness    skip Kueue's performance harness
@@ -95,12 +95,6 @@ done
 [[ -f "${TREE}/go.mod" ]] && grep -q '^module sigs.k8s.io/kueue$' "${TREE}/go.mod" \
   || die "bench: ${TREE} is not a Kueue tree (run make patch)"
 TREE=$(cd "${TREE}" && pwd -P)
-if [[ "${TREE}" -ef "${ROOT}/_output/kueue" ]]; then
-  WORK=${ROOT}/_output/go.work
-else
-  WORK=${TREE%/}.go.work
-fi
-[[ -f "${WORK}" ]] || die "bench: no workspace ${WORK} for ${TREE} (hack/patch.sh ${TREE} writes it)"
 for f in pkg/scheduler/scheduler_cycle_bench_test.go pkg/scheduler/scheduler_waittime_bench_test.go \
   pkg/visibility/storage/pending_workloads_bench_test.go pkg/visibility/storage/pending_workloads_waittime_bench_test.go \
   pkg/cache/queue/cluster_queue_bench_test.go; do
@@ -150,9 +144,9 @@ measure() {
   cp "${TREE}/pkg/cache/queue/cluster_queue_bench_test.go" "${PRISTINE}/pkg/cache/queue/"
 
   # Both sides must build against the same dependency versions, or the ratio
-  # measures them too. (The patched side's workspace adds this module.)
-  deps() { go list -test -deps -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' ./pkg/scheduler ./pkg/visibility/storage | sort -u | grep -v '^github.com/kueue-waittime/'; }
-  if ! diff <(cd "${PRISTINE}" && GOWORK=off deps) <(cd "${TREE}" && GOWORK="${WORK}" deps) > "${OUT}/deps.diff"; then
+  # measures them too.
+  deps() { go list -test -deps -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' ./pkg/scheduler ./pkg/visibility/storage | sort -u; }
+  if ! diff <(cd "${PRISTINE}" && GOWORK=off deps) <(cd "${TREE}" && GOWORK=off deps) > "${OUT}/deps.diff"; then
     log "WARNING: the two sides build with different dependency versions (see ${OUT}/deps.diff)"
   fi
 
@@ -162,7 +156,7 @@ measure() {
       go test -c -o "${BIN}/scheduler-pristine.test" ./pkg/scheduler &&
       go test -c -o "${BIN}/storage-pristine.test" ./pkg/visibility/storage &&
       go test -c -o "${BIN}/queue-pristine.test" ./pkg/cache/queue)
-    (cd "${TREE}" && export GOWORK="${WORK}" &&
+    (cd "${TREE}" && export GOWORK=off &&
       go test -c -o "${BIN}/scheduler-patched.test" ./pkg/scheduler &&
       go test -c -o "${BIN}/storage-patched.test" ./pkg/visibility/storage &&
       go test -c -o "${BIN}/queue-patched.test" ./pkg/cache/queue)
@@ -234,7 +228,7 @@ measure() {
     mkdir -p "${H}" "${BIN}/pristine" "${BIN}/on"
     (cd "${PRISTINE}" && GOWORK=off go build -o "${BIN}/runner" ./test/performance/scheduler/runner &&
       GOWORK=off go build -o "${BIN}/pristine/minimalkueue" ./test/performance/scheduler/minimalkueue)
-    (cd "${TREE}" && GOWORK="${WORK}" go build -o "${BIN}/minimalkueue-patched" ./test/performance/scheduler/minimalkueue)
+    (cd "${TREE}" && GOWORK=off go build -o "${BIN}/minimalkueue-patched" ./test/performance/scheduler/minimalkueue)
     gated_minimalkueue "${BIN}/minimalkueue-patched" "${BIN}/on"
     scaled_baseline "${PRISTINE}" "${HARNESS_SCALE}" "${harness_config}"
 

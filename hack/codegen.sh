@@ -25,9 +25,8 @@
 # The Kueue API packages are generated with GOWORK=off: they import only
 # Kueue's own module graph, which is what upstream generates from (the
 # CRD and OpenAPI schemas embed types of k8s.io/api and apimachinery at the
-# versions Kueue's go.mod selects). RBAC and webhook markers live in pkg/, which
-# patches may make import this module, so that run uses the tree's workspace
-# (<tree>.go.work, or _output/go.work for _output/kueue) when there is one.
+# versions Kueue's go.mod selects). So is every other run: the patched tree
+# holds the estimator's packages and needs no workspace.
 #
 # Usage: hack/codegen.sh [tree]   (default _output/kueue)
 set -euo pipefail
@@ -42,13 +41,6 @@ tree=${1:-${KUEUE_DIR}}
   || die "codegen: ${tree} is not a Kueue tree (run make patch first)"
 tree=$(cd "${tree}" && pwd -P)
 
-# The workspace for the pkg/ markers, decided before anything changes GOWORK.
-pkg_gowork=off
-if [[ -f "${tree%/}.go.work" ]]; then
-  pkg_gowork="${tree%/}.go.work"
-elif [[ "${tree}" -ef "${ROOT}/_output/kueue" && -f "${ROOT}/_output/go.work" ]]; then
-  pkg_gowork="${ROOT}/_output/go.work"
-fi
 # A go.work in a parent directory (e.g. _output/go.work) must not leak in.
 export GOWORK=off
 export GO111MODULE=on
@@ -152,8 +144,8 @@ echo "codegen: controller-gen crd for ./apis/..."
 "${controller_gen}" \
   crd:generateEmbeddedObjectMeta=true output:crd:artifacts:config=config/components/crd/bases \
   paths="./apis/..."
-echo "codegen: controller-gen rbac and webhook for ./pkg/... (GOWORK=${pkg_gowork})"
-GOWORK="${pkg_gowork}" "${controller_gen}" \
+echo "codegen: controller-gen rbac and webhook for ./pkg/..."
+"${controller_gen}" \
   rbac:roleName=manager-role output:rbac:artifacts:config=config/components/rbac \
   webhook output:webhook:artifacts:config=config/components/webhook \
   paths="./pkg/controller/...;./pkg/webhooks/...;./pkg/util/cert/...;./pkg/visibility/...;./pkg/config/..."

@@ -38,7 +38,6 @@ TOOLS_BIN=${TOOLS_BIN:-${ROOT}/bin/tools}
 IMAGE=${IMAGE:-kueue-waittime/kueue:${KUEUE_VERSION}-waittime}
 IMAGE_PLATFORM=${IMAGE_PLATFORM:-linux/amd64}
 CA_BUNDLE=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
-WORKSPACE=${WORKSPACE:-${ROOT}/_output/go.work}
 out="${ROOT}/_output/image"
 
 usage() { die "usage: hack/image.sh [--verify-reproducible] | --manager-only PATH"; }
@@ -77,8 +76,9 @@ build_manager() {
   ldflags+=" -X sigs.k8s.io/kueue/pkg/version.BuildDate=${created}"
   echo "image: building the manager for ${IMAGE_PLATFORM} (${version}, ${commit}, $(go env GOVERSION))"
   mkdir -p "$(dirname "${dest}")"
-  (cd "${ROOT}" && GOWORK="${WORKSPACE}" CGO_ENABLED=0 GOOS="${IMAGE_PLATFORM%%/*}" GOARCH="${IMAGE_PLATFORM#*/}" \
-    hack/heartbeat.sh "image: still compiling the manager" go build -trimpath -ldflags "${ldflags}" -o "${dest}" sigs.k8s.io/kueue/cmd/kueue)
+  # The patched tree alone, with Kueue's go.mod: it holds the estimator.
+  (cd "${KUEUE_DIR}" && GOWORK=off CGO_ENABLED=0 GOOS="${IMAGE_PLATFORM%%/*}" GOARCH="${IMAGE_PLATFORM#*/}" \
+    "${ROOT}/hack/heartbeat.sh" "image: still compiling the manager" go build -trimpath -ldflags "${ldflags}" -o "${dest}" ./cmd/kueue)
 }
 
 if [[ "${mode}" == manager ]]; then

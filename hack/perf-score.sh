@@ -54,8 +54,8 @@ rm -rf "${H}"
 mkdir -p "${BIN}" "${H}"
 
 log "building the runner, the patched minimalkueue and kueue-waittime"
-(cd "${TREE}" && GOWORK="${WORK}" go build -o "${BIN}/runner" ./test/performance/scheduler/runner &&
-  GOWORK="${WORK}" go build -o "${BIN}/minimalkueue-patched" ./test/performance/scheduler/minimalkueue)
+(cd "${TREE}" && GOWORK=off go build -o "${BIN}/runner" ./test/performance/scheduler/runner &&
+  GOWORK=off go build -o "${BIN}/minimalkueue-patched" ./test/performance/scheduler/minimalkueue)
 (cd "${ROOT}" && GOWORK="${WORK}" go build -o "${BIN}/kueue-waittime" ./cmd/kueue-waittime)
 gated_minimalkueue "${BIN}/minimalkueue-patched" "${BIN}/on"
 scaled_baseline "${TREE}" "${SCALE}" "${OUT}/generator.yaml"

@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
-# Proves the patch series is sound: on a fresh pristine copy of Kueue, applies
-# patches/series one patch at a time, builds ./pkg/scheduler/... and
-# ./cmd/kueue after each (so every patch builds on its own), then regenerates
-# the patch files from the resulting commits and fails on any byte of drift
-# (a hand-edited patch, or one not produced by update-patches).
+# Proves the patch series is sound, on a fresh pristine copy of Kueue:
+#  1. patches/series applies in order, one commit per patch, and regenerating
+#     the patch files from those commits, the generated one from pkg/ of this
+#     repository (hack/update-patches.sh), gives patches/ byte for byte: no
+#     hand-edited patch, none not produced by update-patches, and no change in
+#     pkg/ left out of the patch that copies it into Kueue's tree. (First,
+#     because it takes seconds.)
+#  2. after each patch, every package and every test of the tree type-checks
+#     with Kueue's own go.mod and no workspace (GOWORK=off go vet ./...): go
+#     vet compiles every package that another one imports and type-checks
+#     every package, main packages and tests included, so every patch builds,
+#     and its tests compile, on its own. After the last patch, go build ./...
+#     also compiles and links every main package once; and no file imports
+#     this repository's module. VERIFY_PATCHES_BUILD_EACH=1 runs go build
+#     ./... after every patch too: it adds code generation for the main
+#     packages and the link of every binary of the tree per patch, which only
+#     a //go:linkname, assembly or cgo change could break where type-checking
+#     passes (build and vet together took 446 s after the metrics patch alone
+#     on a loaded 2-core machine).
+#
+# The tree sits at the same path on every run, so the build cache keeps its
+# packages: a package is compiled and vetted again only when its own files or
+# its dependencies' export data changed since a build the cache still holds.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -12,28 +30,38 @@ tree="${work}/kueue"
 rm -rf "${work}"
 mkdir -p "${work}"
 "${ROOT}/hack/kueue-src.sh" "${tree}" >/dev/null
-cat > "${work}/go.work" <<WORK
-go 1.26.0
-
-use (
-	../..
-	./kueue
-)
-WORK
 
 export KUEUE_DIR="${tree}"
-n=0
+total=${SECONDS}
 for p in $(series); do
-  n=$((n + 1))
   apply_patch "${ROOT}/patches/${p}" || die "verify-patches: ${p} does not apply on top of the previous ones"
-  echo "verify-patches: [${n}] ${p}: applied; building ./pkg/scheduler/... ./cmd/kueue"
-  (cd "${tree}" && GOWORK="${work}/go.work" go build ./pkg/scheduler/... ./cmd/kueue) \
-    || die "verify-patches: the tree does not build after ${p}"
 done
+commits=$(kgit rev-list --reverse pristine..main)
 
 regen="${work}/patches"
 "${ROOT}/hack/update-patches.sh" "${regen}" >/dev/null
 if ! diff -ru "${ROOT}/patches" "${regen}"; then
-  die "verify-patches: patches/ differs from a regeneration (hand-edited patch?). Rebuild with: make patch, edit in _output/kueue, make update-patches"
+  die "verify-patches: patches/ differs from a regeneration: pkg/ changed without regenerating the generated patch, or a patch was edited by hand. Rebuild with: make patch, (edit and commit in _output/kueue,) make update-patches"
 fi
-echo "verify-patches: ${n} patch(es) apply in order, build one by one, and regenerate byte for byte"
+echo "verify-patches: $(series | wc -l) patch(es) apply in order and regenerate byte for byte from their commits and pkg/ ($((SECONDS - total)) s)"
+
+n=0
+for c in ${commits}; do
+  n=$((n + 1))
+  p=$(series | sed -n "${n}p")
+  kgit checkout -q "${c}"
+  start=${SECONDS}
+  if [[ "${VERIFY_PATCHES_BUILD_EACH:-0}" == 1 ]]; then
+    (cd "${tree}" && GOWORK=off go build ./...) || die "verify-patches: the tree does not build with GOWORK=off after ${p}"
+  fi
+  (cd "${tree}" && GOWORK=off go vet ./...) || die "verify-patches: the tree does not vet with GOWORK=off after ${p}"
+  echo "verify-patches: [${n}] ${p}: go vet ./... passes ($((SECONDS - start)) s)"
+done
+kgit checkout -q main
+start=${SECONDS}
+(cd "${tree}" && GOWORK=off go build ./...) || die "verify-patches: the patched tree does not build with GOWORK=off"
+echo "verify-patches: the patched tree: go build ./... passes ($((SECONDS - start)) s)"
+if grep -rl --include='*.go' 'github.com/kueue-waittime/' "${tree}"; then
+  die "verify-patches: the files above of the patched tree import this repository's module"
+fi
+echo "verify-patches: ${n} patch(es) vet one by one and the tree builds with GOWORK=off ($((SECONDS - total)) s)"

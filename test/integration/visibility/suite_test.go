@@ -17,8 +17,8 @@ import (
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
 
 // These tests run the harness on the real control plane and the patched

@@ -9,8 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
 
 // WritePlots draws three PNGs into dir:

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
 
 // batchesPerReplica is how many time-ordered batches each replica's scored

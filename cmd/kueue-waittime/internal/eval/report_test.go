@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 	"sigs.k8s.io/kueue/pkg/workload"
 )
 

@@ -8,12 +8,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
 )
 
 // csvSuffix names the per-scenario CSV of scored admissions (WriteCSV).

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Writes the estimator's packages into a Kueue tree, as the patch series adds
+# them: pkg/estimator of this repository and every package of pkg/ it needs
+# (its dependencies and its tests' dependencies, transitively, found with go
+# list) are copied to <tree>/pkg/scheduler/waittime/<name>: their Go files,
+# tests included, and their testdata (fuzz corpora), with
+#   - the import path github.com/kueue-waittime/kueue-waittime/pkg/<name>
+#     rewritten to sigs.k8s.io/kueue/pkg/scheduler/waittime/<name>, and merged
+#     into the sigs.k8s.io/kueue import group (Kueue's gci sections);
+#   - Kueue's license header (the tree's hack/boilerplate.go.txt) on top.
+# pkg/ stays the one source: hack/update-patches.sh regenerates the patch that
+# adds these files from it, and hack/verify-patches.sh fails on any drift.
+#
+# Usage: hack/vendor-estimator.sh TREE   (replaces TREE/pkg/scheduler/waittime)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+tree=${1:?usage: hack/vendor-estimator.sh TREE}
+
+module=github.com/kueue-waittime/kueue-waittime
+header="${tree}/hack/boilerplate.go.txt"
+[[ -f "${header}" ]] || die "vendor-estimator: ${header} not found (is ${tree} a Kueue tree?)"
+
+# estimator_packages: the names under pkg/ of pkg/estimator and of every
+# package of pkg/ it or the tests of any of them import, transitively.
+estimator_packages() {
+  local have="estimator" next
+  while :; do
+    next=$(cd "${ROOT}" && GOWORK=off go list -deps -test $(printf './pkg/%s ' ${have}) |
+      sed -n "s|^${module}/pkg/\([a-z0-9]*\)\$|\1|p" | sort -u | tr '\n' ' ')
+    [[ "${next}" == "${have}" ]] && break
+    have=${next}
+  done
+  echo "${have}"
+}
+
+# rewrite_go SRC DST: the Go file SRC as it lives in Kueue's tree.
+rewrite_go() {
+  { cat "${header}"; echo; sed "s|\"${module}/pkg/|\"${KUEUE_MODULE}/pkg/scheduler/waittime/|" "$1"; } |
+    # In the import block, the rewritten imports were this module's own last
+    # group: join it to a sigs.k8s.io/kueue group right before it.
+    awk -v own="\"${KUEUE_MODULE}/pkg/scheduler/waittime/" -v kueue="\"${KUEUE_MODULE}/" '
+      /^import \($/ { inblock = 1 }
+      inblock && /^\)$/ { inblock = 0 }
+      inblock && /^$/ { pending = 1; next }
+      {
+        if (pending) {
+          if (!(index($0, own) && index(prev, kueue))) print ""
+          pending = 0
+        }
+        print
+        if (inblock && NF) prev = $0
+      }' > "$2"
+  gofmt -l "$2" >/dev/null || die "vendor-estimator: $1 does not parse after the rewrite"
+  gofmt -w "$2"
+}
+
+dest="${tree}/pkg/scheduler/waittime"
+packages=$(estimator_packages)
+rm -rf "${dest}"
+for name in ${packages}; do
+  src="${ROOT}/pkg/${name}"
+  while IFS= read -r -d '' f; do
+    rel=${f#"${src}/"}
+    mkdir -p "$(dirname "${dest}/${name}/${rel}")"
+    case "${rel}" in
+      *.go) rewrite_go "${f}" "${dest}/${name}/${rel}" ;;
+      *) cp "${f}" "${dest}/${name}/${rel}" ;;
+    esac
+  done < <(find "${src}" -type f \( -name '*.go' -o -path "${src}/*testdata/*" \) -print0 | LC_ALL=C sort -z)
+done
+if grep -rl "${module}" "${dest}"; then
+  die "vendor-estimator: the files above still name ${module}"
+fi
+echo "vendor-estimator: $(find "${dest}" -name '*.go' | wc -l) Go files of $(wc -w <<< "${packages}") packages (${packages% }) in ${dest}"
