@@ -14,6 +14,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/features"
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
@@ -230,24 +231,50 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 	return Quotable, ""
 }
 
-// InadmissibleMessage appends the workload's classification to the message
-// Kueue writes in the QuotaReserved=False condition of a workload it could
-// not admit, so the classification rides on that existing write. The text
-// depends only on the quota configuration and the workload, never on time,
-// so it never causes a write of its own.
-func (e *Estimator) InadmissibleMessage(msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) string {
-	if e == nil || cqs == nil {
-		return msg
+// InadmissibleCondition returns the reason and message of the
+// QuotaReserved=False condition the scheduler writes for a workload it could
+// not admit, given the reason and message Kueue computed. Only outcomes about
+// quota are touched, those whose reason is WaitingForQuota or
+// ExceedsMaxQuota; any other outcome (an inactive ClusterQueue, a namespace
+// the LocalQueue does not accept, admission or preemption gates, preempted
+// workloads still terminating) comes back unchanged.
+//
+// With the UnadmittedWorkloadsObservability feature gate enabled (KEP-10852),
+// Kueue's own reasons carry the classification and the message is left as
+// Kueue wrote it: an Unfeasible workload gets ExceedsMaxQuota, the reason
+// Kueue gives a demand above the ClusterQueue's maximum capacity, and a
+// Quotable one keeps Kueue's reason (an ExceedsMaxQuota Kueue computed is
+// never taken back). With that gate disabled, Kueue writes the reason
+// "Pending" for every such outcome, so the classification is appended to the
+// message instead. Either way the result depends only on the quota
+// configuration and the workload, never on time, so it never causes a status
+// write of its own. A nil estimator or snapshot returns its inputs.
+func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (string, string) {
+	if e == nil || cqs == nil || !isAboutQuota(reason) {
+		return reason, msg
 	}
-	adm, reason := e.Classify(info, cqs)
+	adm, why := e.Classify(info, cqs)
+	if features.Enabled(features.UnadmittedWorkloadsObservability) {
+		if adm == Unfeasible {
+			return kueue.WorkloadQuotaReservedReasonExceedsMaxQuota, msg
+		}
+		return reason, msg
+	}
 	suffix := "the workload is Quotable"
 	if adm == Unfeasible {
-		suffix = "the workload is Unfeasible: " + reason
+		suffix = "the workload is Unfeasible: " + why
 	}
 	if msg == "" {
-		return "Wait time estimation: " + suffix
+		return reason, "Wait time estimation: " + suffix
 	}
-	return msg + ". Wait time estimation: " + suffix
+	return reason, msg + ". Wait time estimation: " + suffix
+}
+
+// isAboutQuota tells whether a QuotaReserved reason says the workload waits
+// for, or can never get, quota.
+func isAboutQuota(reason string) bool {
+	return reason == kueue.WorkloadQuotaReservedReasonWaitingForQuota ||
+		reason == kueue.WorkloadQuotaReservedReasonExceedsMaxQuota
 }
 
 // cycleBusyAlpha smooths the scheduler's busy time per cycle: about the

@@ -175,10 +175,11 @@ func BenchmarkPendingWorkloadsInfo10000(b *testing.B) {
 	}
 }
 
-// BenchmarkInadmissibleMessage is the estimator's cost for one head the
-// scheduler leaves unadmitted: the partition of the workload against its
-// ClusterQueue's snapshot (one of ten in a cohort) and the message.
-func BenchmarkInadmissibleMessage(b *testing.B) {
+// BenchmarkInadmissibleCondition is the estimator's cost for one head the
+// scheduler leaves unadmitted for want of quota: the partition of the
+// workload against its ClusterQueue's snapshot (one of ten in a cohort) and
+// the message.
+func BenchmarkInadmissibleCondition(b *testing.B) {
 	c := newBenchCluster(b, 10, 1, 1)
 	e := c.estimator(b)
 	snap, err := c.cache.Snapshot(c.ctx)
@@ -189,7 +190,7 @@ func BenchmarkInadmissibleMessage(b *testing.B) {
 	info := workload.NewInfo(c.pending[3])
 	b.ReportAllocs()
 	for b.Loop() {
-		if e.InadmissibleMessage("couldn't assign flavors", info, cqs) == "" {
+		if _, msg := e.InadmissibleCondition(kueue.WorkloadQuotaReservedReasonWaitingForQuota, "couldn't assign flavors", info, cqs); msg == "" {
 			b.Fatal("empty message")
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/features"
 	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
@@ -247,7 +248,7 @@ func TestClassifyWithCohortBorrowing(t *testing.T) {
 	}
 }
 
-func TestInadmissibleMessage(t *testing.T) {
+func TestInadmissibleCondition(t *testing.T) {
 	env := newTestEnv(t, paperObjects())
 	snap, err := env.cache.Snapshot(env.ctx)
 	if err != nil {
@@ -256,36 +257,68 @@ func TestInadmissibleMessage(t *testing.T) {
 	e := env.estimator(t)
 	small := workload.NewInfo(pendingWorkload("s", "500m", t0))
 	huge := workload.NewInfo(pendingWorkload("h", "20", t0))
+	const (
+		waiting   = kueue.WorkloadQuotaReservedReasonWaitingForQuota
+		exceeds   = kueue.WorkloadQuotaReservedReasonExceedsMaxQuota
+		unfitting = "Wait time estimation: the workload is Unfeasible: flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)"
+	)
 	cases := map[string]struct {
-		msg  string
-		info *workload.Info
-		cqs  *schdcache.ClusterQueueSnapshot
-		want string
+		observability bool
+		reason, msg   string
+		info          *workload.Info
+		cqs           *schdcache.ClusterQueueSnapshot
+		wantReason    string
+		wantMsg       string
 	}{
 		"quotable": {
-			msg: "insufficient unused quota", info: small, cqs: snap.ClusterQueue("cq"),
-			want: "insufficient unused quota. Wait time estimation: the workload is Quotable",
+			reason: waiting, msg: "insufficient unused quota", info: small, cqs: snap.ClusterQueue("cq"),
+			wantReason: waiting, wantMsg: "insufficient unused quota. Wait time estimation: the workload is Quotable",
 		},
 		"unfeasible": {
-			msg: "insufficient quota", info: huge, cqs: snap.ClusterQueue("cq"),
-			want: "insufficient quota. Wait time estimation: the workload is Unfeasible: flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)",
+			reason: exceeds, msg: "insufficient quota", info: huge, cqs: snap.ClusterQueue("cq"),
+			wantReason: exceeds, wantMsg: "insufficient quota. " + unfitting,
 		},
 		"empty message": {
-			info: huge, cqs: snap.ClusterQueue("cq"),
-			want: "Wait time estimation: the workload is Unfeasible: flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)",
+			reason: waiting, info: huge, cqs: snap.ClusterQueue("cq"),
+			wantReason: waiting, wantMsg: unfitting,
 		},
-		"no snapshot keeps the message": {msg: "ClusterQueue cq not found", info: small, want: "ClusterQueue cq not found"},
+		"no snapshot keeps the message": {
+			reason: waiting, msg: "ClusterQueue cq not found", info: small,
+			wantReason: waiting, wantMsg: "ClusterQueue cq not found",
+		},
+		"an outcome not about quota is left alone": {
+			reason: kueue.WorkloadQuotaReservedReasonWaitingForPreemptedWorkloads, msg: "waiting for preempted workloads", info: huge, cqs: snap.ClusterQueue("cq"),
+			wantReason: kueue.WorkloadQuotaReservedReasonWaitingForPreemptedWorkloads, wantMsg: "waiting for preempted workloads",
+		},
+		"no reason (e.g. a namespace the LocalQueue refuses) is left alone": {
+			msg: "The workload's namespace does not match", info: huge, cqs: snap.ClusterQueue("cq"),
+			wantMsg: "The workload's namespace does not match",
+		},
+		"with observability an unfeasible workload gets ExceedsMaxQuota and Kueue's message": {
+			observability: true, reason: waiting, msg: "insufficient quota", info: huge, cqs: snap.ClusterQueue("cq"),
+			wantReason: exceeds, wantMsg: "insufficient quota",
+		},
+		"with observability a quotable workload keeps Kueue's reason and message": {
+			observability: true, reason: waiting, msg: "insufficient unused quota", info: small, cqs: snap.ClusterQueue("cq"),
+			wantReason: waiting, wantMsg: "insufficient unused quota",
+		},
+		"with observability Kueue's ExceedsMaxQuota is never taken back": {
+			observability: true, reason: exceeds, msg: "insufficient quota", info: small, cqs: snap.ClusterQueue("cq"),
+			wantReason: exceeds, wantMsg: "insufficient quota",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := e.InadmissibleMessage(tc.msg, tc.info, tc.cqs); got != tc.want {
-				t.Errorf("InadmissibleMessage = %q, want %q", got, tc.want)
+			features.SetFeatureGateDuringTest(t, features.UnadmittedWorkloadsObservability, tc.observability)
+			gotReason, gotMsg := e.InadmissibleCondition(tc.reason, tc.msg, tc.info, tc.cqs)
+			if diff := cmp.Diff([]string{tc.wantReason, tc.wantMsg}, []string{gotReason, gotMsg}); diff != "" {
+				t.Errorf("InadmissibleCondition (-want,+got):\n%s", diff)
 			}
 		})
 	}
 	var nilEstimator *Estimator
-	if got := nilEstimator.InadmissibleMessage("m", small, snap.ClusterQueue("cq")); got != "m" {
-		t.Errorf("nil estimator changed the message: %q", got)
+	if r, m := nilEstimator.InadmissibleCondition(waiting, "m", small, snap.ClusterQueue("cq")); r != waiting || m != "m" {
+		t.Errorf("nil estimator changed the condition: (%q, %q)", r, m)
 	}
 }
 
