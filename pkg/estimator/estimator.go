@@ -853,9 +853,13 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	out.q.model, out.q.hasModel = model, true
 
 	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
+	queue.Service = service
+	out.q.whatIf = &whatIfScene{
+		queue: queue, capacity: capModel, method: method, calibration: view.calibration,
+		priorityRates: view.priorityRates, shapes: shapes, seed: in.seed,
+	}
 	var estimates []forecast.Estimate
 	if service != nil && len(pending) > 0 {
-		queue.Service = service
 		var err error
 		estimates, err = e.forecaster.Forecast(queue, rng)
 		if err != nil {
@@ -865,22 +869,12 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	ledgerStamp := newLedgerStamp(&model, method, view.calibration)
-	horizon := e.opts.horizon.Seconds()
 	for i, key := range keys {
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
 		if classifications[i].Admissibility == capacity.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason
 		} else if estimates != nil && i < len(estimates) && estimates[i].Quotable {
-			f := estimates[i]
-			est.Method, est.HasWait = method, true
-			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)
-			p50, p90 := view.calibration.publishFor(queue.Pending[i].Priority, f.P50Seconds, f.P90Seconds)
-			est.P50, est.P90 = seconds(min(p50, horizon)), seconds(min(p90, horizon))
-			if p90 > horizon {
-				est.BeyondHorizon = true
-			}
-			est.EstimatedAdmission = now.Add(est.ExpectedWait)
-			est.BeyondHorizon = est.BeyondHorizon || f.Clamped
+			e.fillWait(&est, estimates[i], method, view.calibration, queue.Pending[i].Priority)
 		}
 		out.add(key, store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable {
@@ -901,6 +895,9 @@ type queueInputs struct {
 	spec        queueSpec
 	cyclePeriod float64
 	rng         *rand.Rand
+	// seed is rng's seed, kept for the what-if forecasts on this
+	// refresh's state (see whatIfScene).
+	seed [2]uint64
 }
 
 func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int) queueInputs {
@@ -923,7 +920,8 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int
 	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
-	in.rng = rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
+	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
+	in.rng = rand.New(rand.NewPCG(in.seed[0], in.seed[1]))
 	return in
 }
 
