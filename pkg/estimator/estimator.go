@@ -821,6 +821,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		classes.of(info).class.Rate++
 	}
 	classifications := make([]capacity.Classification, len(pending))
+	whatIfPending := make([]compactPending, 0, len(pending))
 	keys := make([]workload.Reference, len(pending))
 	for i, info := range pending {
 		keys[i] = workload.Key(info.Obj)
@@ -840,6 +841,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj),
 			Priority:            priorityOf(info.Obj),
 		}
+		whatIfPending = append(whatIfPending, whatIfPendingOf(class.index, p))
 		if p.MaxExecutionSeconds > 0 {
 			maxExecSum += p.MaxExecutionSeconds
 			maxExecCount++
@@ -854,10 +856,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 
 	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
 	queue.Service = service
-	out.q.whatIf = &whatIfScene{
-		queue: queue, capacity: capModel, method: method, calibration: view.calibration,
-		priorityRates: view.priorityRates, shapes: shapes, seed: in.seed,
-	}
+	out.q.whatIf = newWhatIfScene(queue, whatIfPending, classes, capModel, method, view, shapes, in.seed)
 	var estimates []forecast.Estimate
 	if service != nil && len(pending) > 0 {
 		var err error

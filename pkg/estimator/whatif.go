@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
-	"slices"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
@@ -33,9 +33,15 @@ const whatIfID = "\x00what-if"
 // very same state with one more workload. It is immutable once published:
 // a what-if copies what it changes (the pending list, the arrival shapes).
 type whatIfScene struct {
-	// queue is the roll's input as the refresh built it; Service is nil
-	// when nothing is known of service times (MethodNone).
-	queue       forecast.Queue
+	// queue is the roll's input as the refresh built it but for its
+	// pending list and arrivals; Service is nil when nothing is known of
+	// service times (MethodNone).
+	queue forecast.Queue
+	// pending is the refresh's pending list, 12 bytes a workload, each
+	// with the index of its demand class in classes: a forecast.Pending
+	// takes 64, and every pending workload's would be kept.
+	pending     []compactPending
+	classes     []pendingClass
 	capacity    *capacity.ClusterQueue
 	method      Method
 	calibration quantileCalibration
@@ -48,6 +54,62 @@ type whatIfScene struct {
 	// random numbers (common random numbers), so that it and the published
 	// forecasts differ by the workload inserted more than by sampling noise.
 	seed [2]uint64
+}
+
+// compactPending is what the roll takes of a pending workload but for its
+// ID, with its demand as a class index.
+type compactPending struct {
+	class    uint32
+	priority int32
+	// maxExec is its maximum execution time in whole seconds (Kueue's is
+	// an int32), 0 for none.
+	maxExec int32
+}
+
+// pendingClass is what a demand class gives the roll of a pending workload.
+type pendingClass struct {
+	options  []capacity.Quantities
+	quotable bool
+}
+
+func whatIfPendingOf(class uint32, p forecast.Pending) compactPending {
+	return compactPending{class: class, priority: p.Priority, maxExec: int32(min(max(p.MaxExecutionSeconds, 0), math.MaxInt32))}
+}
+
+// newWhatIfScene keeps a refresh's roll input for what-if forecasts: the
+// queue without its pending list, which pending and the classes stand for.
+func newWhatIfScene(q forecast.Queue, pending []compactPending, classes *demandClasses, capModel *capacity.ClusterQueue,
+	method Method, view statsView, shapes arrivalShapes, seed [2]uint64) *whatIfScene {
+	s := &whatIfScene{
+		queue: q, pending: pending, classes: make([]pendingClass, len(classes.all)), capacity: capModel, method: method,
+		calibration: view.calibration, priorityRates: view.priorityRates, shapes: shapes, seed: seed,
+	}
+	s.queue.Pending, s.queue.Arrivals = nil, nil
+	for i, c := range classes.all {
+		if c.classified {
+			s.classes[i] = pendingClass{options: c.options, quotable: c.classification.Admissibility != capacity.Unfeasible}
+		}
+	}
+	return s
+}
+
+// pendingWith is the refresh's pending list with p inserted at position
+// at (0 ≤ at ≤ len(s.pending)).
+func (s *whatIfScene) pendingWith(at int, p forecast.Pending) []forecast.Pending {
+	out := make([]forecast.Pending, 0, len(s.pending)+1)
+	for i, c := range s.pending {
+		if i == at {
+			out = append(out, p)
+		}
+		class := s.classes[c.class]
+		out = append(out, forecast.Pending{
+			Options: class.options, Quotable: class.quotable, MaxExecutionSeconds: float64(c.maxExec), Priority: c.priority,
+		})
+	}
+	if at >= len(s.pending) {
+		out = append(out, p)
+	}
+	return out
 }
 
 // WhatIfEstimate is the forecast for a hypothetical workload submitted to
@@ -138,7 +200,7 @@ func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priorit
 			ClusterQueue: model.ClusterQueue, Admissibility: Quotable, Method: MethodNone, EstimatedAt: model.At,
 		},
 		Priority:         priority,
-		Position:         int32(whatIfPosition(s.queue.Pending, priority)),
+		Position:         int32(whatIfPosition(s.pending, priority)),
 		QueueHasRates:    model.HasRates,
 		QueueStable:      model.Stable,
 		QueueUtilization: model.Utilization,
@@ -158,7 +220,7 @@ func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priorit
 		ID: whatIfID, Options: demandOptions(s.capacity, demand), Quotable: true,
 		MaxExecutionSeconds: maxExec, Priority: priority,
 	}
-	q.Pending = slices.Insert(slices.Clip(s.queue.Pending), int(out.Position), hypothetical)
+	q.Pending = s.pendingWith(int(out.Position), hypothetical)
 	shapes := maps.Clone(s.shapes)
 	if shapes == nil {
 		shapes = make(arrivalShapes)
@@ -192,9 +254,9 @@ func (e *Estimator) fillWait(est *WorkloadEstimate, f forecast.Estimate, method 
 // priority created after every pending one: behind the last pending
 // workload of equal or higher priority (the list is in Kueue's order:
 // priorities do not increase along it, but for a sticky head).
-func whatIfPosition(pending []forecast.Pending, priority int32) int {
+func whatIfPosition(pending []compactPending, priority int32) int {
 	for i := len(pending) - 1; i >= 0; i-- {
-		if pending[i].Priority >= priority {
+		if pending[i].priority >= priority {
 			return i + 1
 		}
 	}
