@@ -58,7 +58,11 @@ var _ = ginkgo.Describe("What-if forecasts (WaitTimeReview)", func() {
 		createAll(cq,
 			utiltestingapi.MakeLocalQueue("lq", busy.Name).ClusterQueue(cq.Name).Obj(),
 			utiltestingapi.MakeLocalQueue("lq", ask.Name).ClusterQueue(cq.Name).Obj())
+		// envtest runs no namespace controller: delete the workloads, so
+		// that the specs after these do not share the scheduler and the
+		// estimator with them.
 		ginkgo.DeferCleanup(func() {
+			gomega.Expect(k8sClient.DeleteAllOf(ctx, &kueue.Workload{}, client.InNamespace(busy.Name))).To(gomega.Succeed())
 			gomega.Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cq))).To(gomega.Succeed())
 		})
 		for i := range 7 {
