@@ -19,6 +19,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/plan"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/predict"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
+	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/whatif"
 )
 
 func main() {
@@ -48,6 +49,7 @@ func newRootCommand() *cobra.Command {
 		eval.NewDemoCommand(),
 		score.NewCommand(),
 		clustercmd.NewCommand(),
+		whatif.NewCommand(),
 	)
 	return root
 }

@@ -43,6 +43,8 @@ type demandClass struct {
 	classified     bool
 	classification capacity.Classification
 	options        []capacity.Quantities
+	// index is the class's position in demandClasses.all.
+	index uint32
 }
 
 func newDemandClasses() *demandClasses {
@@ -66,7 +68,7 @@ func (d *demandClasses) of(info *workload.Info) *demandClass {
 			return c
 		}
 	}
-	c := &demandClass{class: capacity.Class{Workload: workloadDemand(info)}}
+	c := &demandClass{class: capacity.Class{Workload: workloadDemand(info)}, index: uint32(len(d.all))}
 	d.byHash[h] = append(d.byHash[h], c)
 	d.all = append(d.all, c)
 	return c

@@ -848,6 +848,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		classes.of(info).class.Rate++
 	}
 	classifications := make([]capacity.Classification, len(pending))
+	whatIfPending := make([]compactPending, 0, len(pending))
 	keys := make([]workload.Reference, len(pending))
 	for i, info := range pending {
 		keys[i] = workload.Key(info.Obj)
@@ -867,6 +868,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj),
 			Priority:            priorityOf(info.Obj),
 		}
+		whatIfPending = append(whatIfPending, whatIfPendingOf(class.index, p))
 		if p.MaxExecutionSeconds > 0 {
 			maxExecSum += p.MaxExecutionSeconds
 			maxExecCount++
@@ -880,9 +882,10 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	out.q.model, out.q.hasModel = model, true
 
 	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
+	queue.Service = service
+	out.q.whatIf = newWhatIfScene(queue, whatIfPending, classes, capModel, method, view, shapes, in.seed)
 	var estimates []forecast.Estimate
 	if service != nil && len(pending) > 0 {
-		queue.Service = service
 		var err error
 		estimates, err = e.forecaster.Forecast(queue, rng)
 		if err != nil {
@@ -892,22 +895,12 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	ledgerStamp := newLedgerStamp(&model, method, view.calibration)
-	horizon := e.opts.horizon.Seconds()
 	for i, key := range keys {
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
 		if classifications[i].Admissibility == capacity.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason
 		} else if estimates != nil && i < len(estimates) && estimates[i].Quotable {
-			f := estimates[i]
-			est.Method, est.HasWait = method, true
-			est.ExpectedWait = seconds(f.ExpectedWaitSeconds)
-			p50, p90 := view.calibration.publishFor(queue.Pending[i].Priority, f.P50Seconds, f.P90Seconds)
-			est.P50, est.P90 = seconds(min(p50, horizon)), seconds(min(p90, horizon))
-			if p90 > horizon {
-				est.BeyondHorizon = true
-			}
-			est.EstimatedAdmission = now.Add(est.ExpectedWait)
-			est.BeyondHorizon = est.BeyondHorizon || f.Clamped
+			e.fillWait(&est, estimates[i], method, view.calibration, queue.Pending[i].Priority)
 		}
 		out.add(key, store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable {
@@ -928,6 +921,9 @@ type queueInputs struct {
 	spec        queueSpec
 	cyclePeriod float64
 	rng         *rand.Rand
+	// seed is rng's seed, kept for the what-if forecasts on this
+	// refresh's state (see whatIfScene).
+	seed [2]uint64
 }
 
 func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int) queueInputs {
@@ -950,7 +946,8 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int
 	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
-	in.rng = rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
+	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
+	in.rng = rand.New(rand.NewPCG(in.seed[0], in.seed[1]))
 	return in
 }
 

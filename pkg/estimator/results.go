@@ -205,6 +205,9 @@ type queueResults struct {
 	// change of its inputs that no event reports.
 	root       kueue.CohortReference
 	generation int64
+	// whatIf is the state the forecasts were rolled from, kept for what-if
+	// forecasts (see Estimator.WhatIf); nil for parts NewResults builds.
+	whatIf *whatIfScene
 }
 
 // newQueueResults returns an empty part for about n pending workloads.

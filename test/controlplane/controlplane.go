@@ -499,7 +499,7 @@ func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configura
 	}
 	opts := []visibility.ServerOption{visibility.WithCertDir(certDir), visibility.WithDelegatedAuthKubeconfig(kubeconfig)}
 	if k.Estimator != nil {
-		opts = append(opts, visibility.WithWaitTimeEstimates(k.Estimator))
+		opts = append(opts, visibility.WithWaitTimeEstimates(k.Estimator), visibility.WithWaitTimeReviews(k.Estimator))
 	}
 	serverErr := make(chan error, 1)
 	go func() {

@@ -17,6 +17,8 @@ import (
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload/finish"
+
+	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
 )
 
 var _ = ginkgo.Describe("Access and restarts", func() {
@@ -110,7 +112,7 @@ var _ = ginkgo.Describe("Access and restarts", func() {
 		ginkgo.By("restarting Kueue")
 		gomega.Expect(cp.StopKueue()).To(gomega.Succeed())
 		var err error
-		kueueRuntime, err = cp.StartKueue(ctx)
+		kueueRuntime, err = cp.StartKueue(ctx, controlplane.WithRequestCounter(requests))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Eventually(modelHasRates, timeout, interval).Should(gomega.Succeed())
 	})

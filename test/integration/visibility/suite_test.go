@@ -28,6 +28,9 @@ var (
 	kueueRuntime *controlplane.Kueue
 	k8sClient    client.Client
 	visibility   kueueclientset.Interface
+	// requests counts the API requests of the Kueue under test (its
+	// manager's and its visibility server's), across restarts.
+	requests = &controlplane.RequestCounter{}
 )
 
 func TestVisibility(t *testing.T) {
@@ -51,7 +54,7 @@ var _ = ginkgo.BeforeSuite(func() {
 	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	k8sClient = cp.Client
-	kueueRuntime, err = cp.StartKueue(ctx)
+	kueueRuntime, err = cp.StartKueue(ctx, controlplane.WithRequestCounter(requests))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	visibility, err = kueueclientset.NewForConfig(cp.Config)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
