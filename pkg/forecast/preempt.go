@@ -254,7 +254,7 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 			continue
 		}
 		if v := ro.firstFit(w.opts); v >= 0 {
-			j, at = ro.admitWaiter(w, v, t, ro.latency)
+			j, at = ro.admitWaiter(w, v, t, ro.admissionLatency())
 			return true, j, at, 0
 		}
 		if p.count < p.max {

@@ -57,6 +57,23 @@ func TestPreemptionDeterministic(t *testing.T) {
 			},
 			want: []float64{5, 173},
 		},
+		// Kueue requeues a preemptor at once and it stays its
+		// ClusterQueue's head until it is admitted: the second urgent
+		// workload cannot preempt before the first is admitted at 5, and is
+		// admitted at 5 + 5 = 10, not at 5 (with a cycle of 0.1 s: 5.1).
+		"preemptors wait for the one ahead to be admitted": {
+			queue: Queue{
+				Capacity:                cpu(2000),
+				Running:                 []Running{{Usage: cpu(1000)}, {Usage: cpu(1000)}},
+				Pending:                 []Pending{pendingAt("urgent-1", 10, 0, cpu(1000)), pendingAt("urgent-2", 10, 0, cpu(1000))},
+				Service:                 svc,
+				CyclePeriodSeconds:      0.1,
+				AdmissionLatencySeconds: 1,
+				PreemptionDelaySeconds:  5,
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{5, 10},
+		},
 		"never waits for a completion": {
 			queue: Queue{
 				Capacity:                cpu(2000),
