@@ -151,7 +151,8 @@ type Queue struct {
 	// PreemptionDelaySeconds is the fixed delay from a preemption decision
 	// to the preemptor's admission: the victims' eviction, then the
 	// admission. 0 means 2·AdmissionLatencySeconds (an eviction takes about
-	// as long as an admission).
+	// as long as an admission). The decision itself comes one admission
+	// latency after the roll tries the preemptor.
 	PreemptionDelaySeconds float64
 	// Arrivals are optional future arrivals (see [Arrival]).
 	Arrivals []Arrival
@@ -346,7 +347,11 @@ func New(opts ...Option) (*Forecaster, error) {
 // admitted) until the option fits; then, in reverse order, every removed
 // candidate but the last whose return leaves the option fitting is kept (the
 // minimal set). The first option for which this succeeds is taken. The
-// victims' quota passes to the preemptor at once, and the preemptor is
+// victims' quota passes to the preemptor at once. The scheduler reacts to a
+// preemptor as to a workload that fits: the preemption decision comes one
+// admission latency (AdmissionLatencySeconds, or a draw from
+// AdmissionLatencySample) after the roll tries it — without it the roll
+// admitted preemptors about that much too early — and the preemptor is
 // admitted PreemptionDelaySeconds after the decision; until then no other
 // workload of the ClusterQueue is admitted or preempts, since Kueue requeues
 // a preemptor at once and it stays the ClusterQueue's head (one head per
