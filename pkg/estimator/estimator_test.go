@@ -2,7 +2,9 @@ package estimator
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -784,5 +786,106 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
 	if diff := cmp.Diff(want, delays{v.admissionLatency, v.preemptionDelay}, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("measured delays in seconds (-want +got):\n%s", diff)
+	}
+}
+
+// TestPreemptionDelayAddsTheWriteLag: the preemption delay the roll gets is
+// the measured delay from the eviction's sighting to the next admission
+// plus the lag from an admission decision to its sighting by the informer
+// (the eviction is such a write, seen that much after the decision).
+func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+		t.Fatal(err)
+	}
+	h := e.WorkloadEventHandler()
+
+	// The scheduler admits a1; the informer sees it 250 ms later.
+	decided := env.clock.Now()
+	admitted := runningWorkload("a1", "cq", "500m", decided)
+	e.ObserveAdmission(admitted, decided)
+	env.clock.Step(250 * time.Millisecond)
+	h.OnUpdate(pendingWorkload("a1", "500m", admitted.CreationTimestamp.Time), admitted)
+
+	env.clock.Step(9 * time.Second)
+	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
+	preempted := victim.DeepCopy()
+	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
+	})
+	h.OnUpdate(victim, preempted)
+	env.clock.Step(3 * time.Second)
+	e.ObserveAdmission(runningWorkload("a2", "cq", "500m", env.clock.Now()), env.clock.Now())
+
+	e.mu.Lock()
+	v := e.perQueue["cq"].view()
+	e.mu.Unlock()
+	if diff := cmp.Diff(3.25, v.preemptionDelay, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("preemption delay in seconds (-want +got):\n%s", diff)
+	}
+}
+
+// TestAdmissionLatencySampleIsKept: the admission latencies measured after
+// completions reach the roll as a sample, with their mean as the fixed
+// latency.
+func TestAdmissionLatencySampleIsKept(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+		t.Fatal(err)
+	}
+	e.Refresh(env.ctx) // workloads are pending: a completion frees quota for them
+	h := e.WorkloadEventHandler()
+	for i, latency := range []time.Duration{time.Second, 3 * time.Second, 500 * time.Millisecond} {
+		running := runningWorkload(fmt.Sprintf("r%d", i), "cq", "500m", t0.Add(-30*time.Second))
+		done := running.DeepCopy()
+		done.Status.Conditions = append(done.Status.Conditions, metav1.Condition{
+			Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(env.clock.Now()),
+		})
+		h.OnUpdate(running, done)
+		env.clock.Step(latency)
+		e.ObserveAdmission(runningWorkload(fmt.Sprintf("a%d", i), "cq", "500m", env.clock.Now()), env.clock.Now())
+	}
+	e.mu.Lock()
+	v := e.perQueue["cq"].view()
+	e.mu.Unlock()
+	slices.Sort(v.admissionLatencySample)
+	if diff := cmp.Diff([]float64{0.5, 1, 3}, v.admissionLatencySample, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("latency sample in seconds (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(1.5, v.admissionLatency, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("mean latency in seconds (-want +got):\n%s", diff)
+	}
+}
+
+// TestSmallServiceSampleIsBootstrapped: below bootstrapServiceBelow
+// completions the roll resamples the service sample per replica; from
+// there on it takes the sample as the law.
+func TestSmallServiceSampleIsBootstrapped(t *testing.T) {
+	e := newTestEnv(t, paperObjects()).estimator(t)
+	sample := func(n int) statsView {
+		v := statsView{hasService: true}
+		for i := range n {
+			v.serviceSample = append(v.serviceSample, float64(1+i%7))
+		}
+		return v
+	}
+	cases := map[string]struct {
+		n    int
+		want string
+	}{
+		"too few for a sample":     {n: DefaultMinServiceSamples - 1, want: "<nil>"},
+		"smallest sample":          {n: DefaultMinServiceSamples, want: "*forecast.Bootstrap"},
+		"just below the threshold": {n: bootstrapServiceBelow - 1, want: "*forecast.Bootstrap"},
+		"at the threshold":         {n: bootstrapServiceBelow, want: "*forecast.Empirical"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, m := e.serviceModel(sample(tc.n), 0, 0)
+			if diff := cmp.Diff(tc.want, fmt.Sprintf("%T", m)); diff != "" {
+				t.Errorf("service model type (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -24,15 +24,22 @@ type queueStats struct {
 	admissions  *stats.EventRate
 	service     *stats.ServiceTimes
 	waits       *stats.EMA
-	// admissionLatency is an EMA of the delay between a completion that
-	// frees quota while workloads are pending and the next admission.
-	admissionLatency *stats.EMA
+	// admissionLatency is a bounded reservoir (admissionLatencySampleSize,
+	// biased to recent values by the half-life) of the delays between a
+	// completion that frees quota while workloads are pending and the
+	// next admission: the roll draws each admission's latency from it.
+	admissionLatency *stats.ServiceTimes
 	freedAt          time.Time
 	// preemptionDelay is an EMA of the delay between a preemption (the
 	// victim's eviction seen) and the next admission, the preemptor's.
 	preemptionDelay *stats.EMA
 	preemptedAt     time.Time
-	pending         int
+	// writeLag is an EMA of the delay from the scheduler's admission
+	// decision to the informer's sighting of it: one API write and its
+	// watch event. The eviction that starts a preemption is such a write
+	// too, and preemptionDelay, measured from its sighting, misses it.
+	writeLag *stats.EMA
+	pending  int
 	// p50Hits and p90Hits are the decayed realized coverage of the
 	// ledger's first P50 and P90; cal50 and cal90 calibrate them.
 	p50Hits, p90Hits *stats.DecayedMean
@@ -47,6 +54,11 @@ type priorityStats struct {
 	arrivals     *stats.EventRate
 	cal50, cal90 *calibration.Quantile
 }
+
+// admissionLatencySampleSize bounds the reservoir of measured admission
+// latencies of one ClusterQueue (512 B of samples, twice: the reservoir
+// keeps a sorted copy).
+const admissionLatencySampleSize = 32
 
 // maxTrackedPriorities bounds the per-priority statistics of one
 // ClusterQueue (Kueue clusters use a handful of priority classes).
@@ -126,8 +138,13 @@ func (e *Estimator) newQueueStats() *queueStats {
 		MinSamples: e.opts.minServiceSamples,
 	})
 	waits, _ := stats.NewEMA(e.opts.emaAlpha)
-	latency, _ := stats.NewEMA(stats.DefaultEMAAlpha)
+	latency, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
+		Capacity:   admissionLatencySampleSize,
+		HalfLife:   e.opts.halfLife,
+		MinSamples: 1,
+	})
 	preemptionDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
+	writeLag, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}
 	p50Hits, _ := stats.NewDecayedMean(coverage)
 	p90Hits, _ := stats.NewDecayedMean(coverage)
@@ -147,6 +164,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 		waits:            waits,
 		admissionLatency: latency,
 		preemptionDelay:  preemptionDelay,
+		writeLag:         writeLag,
 		p50Hits:          p50Hits,
 		p90Hits:          p90Hits,
 		cal50:            cal50,
@@ -168,6 +186,7 @@ type statsView struct {
 	ema                      float64
 	hasEMA                   bool
 	admissionLatency         float64
+	admissionLatencySample   []float64
 	preemptionDelay          float64
 	p50Coverage, p90Coverage float64
 	hasCoverage              bool
@@ -203,8 +222,17 @@ func (s *queueStats) view() statsView {
 		v.serviceSample = s.service.AppendValues(nil)
 	}
 	v.ema, v.hasEMA = s.waits.Value()
-	v.admissionLatency, _ = s.admissionLatency.Value()
-	v.preemptionDelay, _ = s.preemptionDelay.Value()
+	if mean, ok := s.admissionLatency.Mean(); ok {
+		v.admissionLatency = mean
+		v.admissionLatencySample = s.admissionLatency.AppendValues(nil)
+	}
+	// A preemptor waits from the decision: the eviction's write, then
+	// what preemptionDelay measured from its sighting. Unmeasured (0), the
+	// roll's default applies.
+	if delay, ok := s.preemptionDelay.Value(); ok {
+		lag, _ := s.writeLag.Value()
+		v.preemptionDelay = delay + lag
+	}
 	var ok50, ok90 bool
 	v.p50Coverage, ok50 = s.p50Hits.Value()
 	v.p90Coverage, ok90 = s.p90Hits.Value()

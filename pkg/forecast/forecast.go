@@ -132,10 +132,27 @@ type Queue struct {
 	// AdmissionLatencySeconds is the fixed delay from "fits" to "admitted"
 	// (quota is held from the decision; service starts at admission).
 	AdmissionLatencySeconds float64
+	// AdmissionLatencySample, when not empty, holds measured admission
+	// latencies in seconds (the caller keeps a bounded reservoir of them).
+	// Every admission of the roll then draws its latency uniformly from
+	// the sample, L ~ U{l₁, …, lₘ}, independently of the others, in place
+	// of AdmissionLatencySeconds, so that the spread of the latency enters
+	// the quantiles and not only its mean. AdmissionLatencySeconds still
+	// sets the default PreemptionDelaySeconds and the eviction's share of
+	// it. Every value must be finite and ≥ 0.
+	AdmissionLatencySample []float64
+	// RandomCyclePhase says that now falls at an unknown point of the
+	// scheduler's cycle: each replica's first admission opportunity comes
+	// U·CyclePeriodSeconds from now, U ~ Uniform[0, 1) drawn per replica,
+	// instead of at once (the refresh that rolls the queue runs apart
+	// from the scheduler, so its phase is uniform). No effect when
+	// CyclePeriodSeconds is 0.
+	RandomCyclePhase bool
 	// PreemptionDelaySeconds is the fixed delay from a preemption decision
 	// to the preemptor's admission: the victims' eviction, then the
 	// admission. 0 means 2·AdmissionLatencySeconds (an eviction takes about
-	// as long as an admission).
+	// as long as an admission). The decision itself comes one admission
+	// latency after the roll tries the preemptor.
 	PreemptionDelaySeconds float64
 	// Arrivals are optional future arrivals (see [Arrival]).
 	Arrivals []Arrival
@@ -281,9 +298,12 @@ func New(opts ...Option) (*Forecaster, error) {
 // frees its quota; at every admission opportunity the policy picks the
 // first workload in order whose first fitting option fits the free quota in
 // every flavor-resource (BestEffortFIFO), or only the head (StrictFIFO);
-// admissions are at least CyclePeriodSeconds apart; an admitted workload
-// holds its quota from the decision, is admitted AdmissionLatencySeconds
-// later and runs a fresh draw of the service model. The expected wait is
+// admissions are at least CyclePeriodSeconds apart (the first one, with
+// RandomCyclePhase, a uniform fraction of a period from now); an admitted
+// workload holds its quota from the decision, is admitted
+// AdmissionLatencySeconds later (or a draw from AdmissionLatencySample) and
+// runs a fresh draw of the service model — of the replica's own bootstrap
+// resample of the observations when the model is a [Bootstrap]. The expected wait is
 // the mean of the R admission times, P50 and P90 their quantiles (linear
 // interpolation between order statistics).
 //
@@ -327,9 +347,16 @@ func New(opts ...Option) (*Forecaster, error) {
 // admitted) until the option fits; then, in reverse order, every removed
 // candidate but the last whose return leaves the option fitting is kept (the
 // minimal set). The first option for which this succeeds is taken. The
-// victims' quota passes to the preemptor at once, and the preemptor is
-// admitted PreemptionDelaySeconds after the decision — by default
-// 2·AdmissionLatencySeconds: one latency for the eviction (Kueue writes the
+// victims' quota passes to the preemptor at once. The scheduler reacts to a
+// preemptor as to a workload that fits: the preemption decision comes one
+// admission latency (AdmissionLatencySeconds, or a draw from
+// AdmissionLatencySample) after the roll tries it — without it the roll
+// admitted preemptors about that much too early — and the preemptor is
+// admitted PreemptionDelaySeconds after the decision; until then no other
+// workload of the ClusterQueue is admitted or preempts, since Kueue requeues
+// a preemptor at once and it stays the ClusterQueue's head (one head per
+// ClusterQueue per cycle) until its victims are gone. PreemptionDelaySeconds
+// is by default 2·AdmissionLatencySeconds: one latency for the eviction (Kueue writes the
 // Evicted condition, the job integration stops the job and the quota is
 // released: API round trips and controller reactions like those of a
 // completion followed by an admission) and one for the admission itself. The
@@ -363,8 +390,8 @@ func New(opts ...Option) (*Forecaster, error) {
 // Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
 // is nil, q.Service.Mean() is not finite and positive, q.Policy or
 // q.WithinClusterQueue is unknown, or CyclePeriodSeconds,
-// AdmissionLatencySeconds, PreemptionDelaySeconds or an arrival rate is
-// negative, NaN or infinite.
+// AdmissionLatencySeconds, PreemptionDelaySeconds, a value of
+// AdmissionLatencySample or an arrival rate is negative, NaN or infinite.
 func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	if err := validate(q, r); err != nil {
 		return nil, err
@@ -456,6 +483,11 @@ func validate(q Queue, r *rand.Rand) error {
 	}
 	if !nonNegativeFinite(q.AdmissionLatencySeconds) {
 		return fmt.Errorf("%w: admission latency %v s must be finite and >= 0", ErrInvalidQueue, q.AdmissionLatencySeconds)
+	}
+	for i, l := range q.AdmissionLatencySample {
+		if !nonNegativeFinite(l) {
+			return fmt.Errorf("%w: admission latency sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
+		}
 	}
 	if !nonNegativeFinite(q.PreemptionDelaySeconds) {
 		return fmt.Errorf("%w: preemption delay %v s must be finite and >= 0", ErrInvalidQueue, q.PreemptionDelaySeconds)

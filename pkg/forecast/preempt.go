@@ -254,13 +254,17 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 			continue
 		}
 		if v := ro.firstFit(w.opts); v >= 0 {
-			j, at = ro.admitWaiter(w, v, t, ro.latency)
+			j, at = ro.admitWaiter(w, v, t, ro.admissionLatency())
 			return true, j, at, 0
 		}
 		if p.count < p.max {
-			if v, n := ro.preempt(w, t); v >= 0 {
+			// The scheduler reacts to the preemptor (its arrival, or the
+			// event that made it the head) as to any other: one admission
+			// latency to the preemption decision, then the delay.
+			reaction := ro.admissionLatency()
+			if v, n := ro.preempt(w, t, t+reaction); v >= 0 {
 				p.count++
-				j, at = ro.admitWaiter(w, v, t, p.delay)
+				j, at = ro.admitWaiter(w, v, t, reaction+p.delay)
 				return true, j, at, n
 			}
 		}
@@ -359,7 +363,7 @@ func (ro *roller) mayPreempt(w *waiter, r *runRec) bool {
 // success it evicts the victims (their quota is then free), puts them back
 // into the waiting order and returns the option and the number of victims;
 // otherwise it changes nothing and returns −1.
-func (ro *roller) preempt(w *waiter, t float64) (int32, int) {
+func (ro *roller) preempt(w *waiter, t, decided float64) (int32, int) {
 	p := ro.pre
 	dims := ro.s.dims
 	for _, v := range w.opts {
@@ -419,7 +423,7 @@ func (ro *roller) preempt(w *waiter, t float64) (int32, int) {
 			ro.release(p.recs[victims[i]].vec)
 		}
 		n := 0
-		resume := t + p.evict
+		resume := decided + p.evict
 		for _, c := range victims {
 			if c < 0 {
 				continue

@@ -19,13 +19,22 @@ type event struct {
 
 // roller replays one scene R times.
 type roller struct {
-	s       *scene
-	svc     ServiceModel
-	rng     *rand.Rand
-	policy  Policy
-	cycle   float64
-	latency float64
-	horizon float64
+	s   *scene
+	svc ServiceModel
+	// boot is set when the service model is a Bootstrap: each replica then
+	// runs bootModel, a resample of it, as svc.
+	boot       *Bootstrap
+	bootModel  Empirical
+	bootCounts []int32
+	rng        *rand.Rand
+	policy     Policy
+	cycle      float64
+	// randomPhase starts each replica at a uniform point of the cycle.
+	randomPhase bool
+	latency     float64
+	// latencies, when not empty, replace latency by a draw per admission.
+	latencies []float64
+	horizon   float64
 	// ceiling caps any drawn duration: anything longer than the horizon
 	// behaves the same, and a finite cap keeps all times finite.
 	ceiling float64
@@ -76,21 +85,24 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		policy:  q.Policy,
 		cycle:   q.CyclePeriodSeconds,
 		latency: q.AdmissionLatencySeconds,
-		horizon: f.horizonSeconds,
-		ceiling: min(2*f.horizonSeconds, math.MaxFloat64),
-		samples: f.samples,
-		budget:  64*(m+len(s.running)) + 4096,
-		free:    make([]int64, s.dims),
-		heap:    make([]event, 0, len(s.running)+m),
-		cursor:  make([]int32, len(s.shapes)),
-		arrQ:    make([][]float64, len(s.arrivals)),
-		arrHead: make([]int, len(s.arrivals)),
-		nextArr: make([]float64, len(s.arrivals)),
-		times:   make([]float64, m*f.samples),
-		lo:      make([]float64, f.samples),
-		hi:      make([]float64, f.samples),
-		h0:      m / 2,
-		loWork:  workOf(s.entries[:m/2]),
+		// The sample is only read.
+		latencies:   q.AdmissionLatencySample,
+		randomPhase: q.RandomCyclePhase,
+		horizon:     f.horizonSeconds,
+		ceiling:     min(2*f.horizonSeconds, math.MaxFloat64),
+		samples:     f.samples,
+		budget:      64*(m+len(s.running)) + 4096,
+		free:        make([]int64, s.dims),
+		heap:        make([]event, 0, len(s.running)+m),
+		cursor:      make([]int32, len(s.shapes)),
+		arrQ:        make([][]float64, len(s.arrivals)),
+		arrHead:     make([]int, len(s.arrivals)),
+		nextArr:     make([]float64, len(s.arrivals)),
+		times:       make([]float64, m*f.samples),
+		lo:          make([]float64, f.samples),
+		hi:          make([]float64, f.samples),
+		h0:          m / 2,
+		loWork:      workOf(s.entries[:m/2]),
 	}
 	nvec := 0
 	if s.dims > 0 {
@@ -101,6 +113,9 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		ro.vecs[id] = s.vec(int32(id))
 	}
 	ro.pre = newPreemption(s, &q)
+	if b, ok := q.Service.(*Bootstrap); ok {
+		ro.boot = b
+	}
 	if q.Policy == BestEffortFIFO && len(s.shapes) > 1 && ro.h0 > 0 {
 		ro.trackLateness = true
 		ro.order = make([]int32, 0, m)
@@ -149,6 +164,10 @@ func (ro *roller) replica(rep int) {
 	m := len(s.entries)
 	copy(ro.free, s.initFree)
 	ro.heap = ro.heap[:0]
+	if ro.boot != nil {
+		ro.bootCounts = ro.boot.resampleInto(&ro.bootModel, ro.bootCounts, ro.rng)
+		ro.svc = &ro.bootModel
+	}
 	for i, run := range s.running {
 		var res float64
 		switch {
@@ -178,6 +197,9 @@ func (ro *roller) replica(rep int) {
 	ro.order = ro.order[:0]
 
 	t, nextAllowed := 0.0, 0.0
+	if ro.randomPhase && ro.cycle > 0 {
+		nextAllowed = ro.rng.Float64() * ro.cycle
+	}
 	admitted, events := 0, 0
 	admittedWork, lo := 0.0, -1.0
 loop:
@@ -214,6 +236,13 @@ loop:
 				if ro.cycle > 0 && t+ro.cycle > t {
 					nextAllowed = t + ro.cycle
 				}
+				if victims > 0 {
+					// Kueue requeues a preemptor at once and it stays its
+					// ClusterQueue's head until the eviction ends and it is
+					// admitted: no other workload of the ClusterQueue is
+					// admitted or preempts before.
+					nextAllowed = max(nextAllowed, at)
+				}
 				if events += 1 + victims; events > ro.budget {
 					break
 				}
@@ -229,10 +258,11 @@ loop:
 			}
 			if j >= 0 || c >= 0 {
 				ro.take(v)
+				latency := ro.admissionLatency()
 				var bound float64
 				if j >= 0 {
 					e := &s.entries[j]
-					ro.times[j*R+rep] = min(t+ro.latency, ro.horizon)
+					ro.times[j*R+rep] = min(t+latency, ro.horizon)
 					if admittedWork += e.work; lo < 0 && ro.h0 > 0 && admittedWork >= ro.loWork {
 						lo = ro.times[j*R+rep]
 					}
@@ -251,7 +281,7 @@ loop:
 					bound = s.arrivals[c].maxExec
 				}
 				svc := ro.clean(ro.svc.Sample(ro.rng), bound)
-				ro.push(event{t: t + ro.latency + svc, vec: v})
+				ro.push(event{t: t + latency + svc, vec: v})
 				if ro.cycle > 0 && t+ro.cycle > t {
 					nextAllowed = t + ro.cycle
 				}
@@ -289,6 +319,15 @@ loop:
 	if ro.trackLateness && admitted == m {
 		ro.addLateness(rep)
 	}
+}
+
+// admissionLatency is the latency of one admission: a uniform draw from
+// the measured sample when there is one, the fixed latency otherwise.
+func (ro *roller) admissionLatency() float64 {
+	if n := len(ro.latencies); n > 0 {
+		return ro.latencies[ro.rng.IntN(n)]
+	}
+	return ro.latency
 }
 
 // addLateness accumulates replica rep's lateness of the first h0 entries.
