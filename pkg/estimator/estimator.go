@@ -854,7 +854,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		classes.of(info).class.Rate++
 	}
 	classifications := make([]capacity.Classification, len(pending))
-	whatIfPending := make([]compactPending, 0, len(pending))
+	whatIfPending := compactPending{classes: make([]uint32, 0, len(pending))}
 	keys := make([]workload.Reference, len(pending))
 	for i, info := range pending {
 		keys[i] = workload.Key(info.Obj)
@@ -874,7 +874,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj),
 			Priority:            priorityOf(info.Obj),
 		}
-		whatIfPending = append(whatIfPending, whatIfPendingOf(class.index, p))
+		whatIfPending.add(class.index, p)
 		if p.MaxExecutionSeconds > 0 {
 			maxExecSum += p.MaxExecutionSeconds
 			maxExecCount++

@@ -40,7 +40,7 @@ type whatIfScene struct {
 	// pending is the refresh's pending list, 12 bytes a workload, each
 	// with the index of its demand class in classes: a forecast.Pending
 	// takes 64, and every pending workload's would be kept.
-	pending     []compactPending
+	pending     compactPending
 	classes     []pendingClass
 	capacity    *capacity.ClusterQueue
 	method      Method
@@ -56,14 +56,61 @@ type whatIfScene struct {
 	seed [2]uint64
 }
 
-// compactPending is what the roll takes of a pending workload but for its
-// ID, with its demand as a class index.
+// compactPending is what the roll takes of a refresh's pending workloads
+// but their IDs, in queue order: each workload's demand class index, and its
+// priority and maximum execution time as runs of equal values. Kueue queues
+// by priority first, so the priorities form a few runs, and a maximum
+// execution time is rare: about 4 bytes a workload.
 type compactPending struct {
-	class    uint32
-	priority int32
-	// maxExec is its maximum execution time in whole seconds (Kueue's is
-	// an int32), 0 for none.
-	maxExec int32
+	classes []uint32
+	// priorities and maxExecs hold, in order, the index at which each run
+	// of equal values starts; maxExec is in whole seconds (Kueue's is an
+	// int32), 0 for none.
+	priorities []valueRun
+	maxExecs   []valueRun
+}
+
+// valueRun is a value that holds from index start to the next run's start.
+type valueRun struct {
+	start int32
+	value int32
+}
+
+// add appends a pending workload of demand class class.
+func (c *compactPending) add(class uint32, p forecast.Pending) {
+	i := int32(len(c.classes))
+	c.classes = append(c.classes, class)
+	c.priorities = appendRun(c.priorities, i, p.Priority)
+	c.maxExecs = appendRun(c.maxExecs, i, int32(min(max(p.MaxExecutionSeconds, 0), math.MaxInt32)))
+}
+
+// appendRun adds value at index i to runs, starting a run only when it
+// differs from the last one.
+func appendRun(runs []valueRun, i, value int32) []valueRun {
+	if n := len(runs); n > 0 && runs[n-1].value == value {
+		return runs
+	}
+	return append(runs, valueRun{start: i, value: value})
+}
+
+// len is how many pending workloads c holds.
+func (c *compactPending) len() int { return len(c.classes) }
+
+// runCursor reads runs at increasing indexes.
+type runCursor struct {
+	runs []valueRun
+	next int
+}
+
+// at returns the value at index i; i must not decrease between calls.
+func (r *runCursor) at(i int) int32 {
+	for r.next < len(r.runs) && int(r.runs[r.next].start) <= i {
+		r.next++
+	}
+	if r.next == 0 {
+		return 0
+	}
+	return r.runs[r.next-1].value
 }
 
 // pendingClass is what a demand class gives the roll of a pending workload.
@@ -72,13 +119,9 @@ type pendingClass struct {
 	quotable bool
 }
 
-func whatIfPendingOf(class uint32, p forecast.Pending) compactPending {
-	return compactPending{class: class, priority: p.Priority, maxExec: int32(min(max(p.MaxExecutionSeconds, 0), math.MaxInt32))}
-}
-
 // newWhatIfScene keeps a refresh's roll input for what-if forecasts: the
 // queue without its pending list, which pending and the classes stand for.
-func newWhatIfScene(q forecast.Queue, pending []compactPending, classes *demandClasses, capModel *capacity.ClusterQueue,
+func newWhatIfScene(q forecast.Queue, pending compactPending, classes *demandClasses, capModel *capacity.ClusterQueue,
 	method Method, view statsView, shapes arrivalShapes, seed [2]uint64) *whatIfScene {
 	s := &whatIfScene{
 		queue: q, pending: pending, classes: make([]pendingClass, len(classes.all)), capacity: capModel, method: method,
@@ -94,19 +137,20 @@ func newWhatIfScene(q forecast.Queue, pending []compactPending, classes *demandC
 }
 
 // pendingWith is the refresh's pending list with p inserted at position
-// at (0 ≤ at ≤ len(s.pending)).
+// at (0 ≤ at ≤ s.pending.len()).
 func (s *whatIfScene) pendingWith(at int, p forecast.Pending) []forecast.Pending {
-	out := make([]forecast.Pending, 0, len(s.pending)+1)
-	for i, c := range s.pending {
+	out := make([]forecast.Pending, 0, s.pending.len()+1)
+	priorities, maxExecs := runCursor{runs: s.pending.priorities}, runCursor{runs: s.pending.maxExecs}
+	for i, c := range s.pending.classes {
 		if i == at {
 			out = append(out, p)
 		}
-		class := s.classes[c.class]
+		class := s.classes[c]
 		out = append(out, forecast.Pending{
-			Options: class.options, Quotable: class.quotable, MaxExecutionSeconds: float64(c.maxExec), Priority: c.priority,
+			Options: class.options, Quotable: class.quotable, MaxExecutionSeconds: float64(maxExecs.at(i)), Priority: priorities.at(i),
 		})
 	}
-	if at >= len(s.pending) {
+	if at >= s.pending.len() {
 		out = append(out, p)
 	}
 	return out
@@ -254,11 +298,13 @@ func (e *Estimator) fillWait(est *WorkloadEstimate, f forecast.Estimate, method 
 // priority created after every pending one: behind the last pending
 // workload of equal or higher priority (the list is in Kueue's order:
 // priorities do not increase along it, but for a sticky head).
-func whatIfPosition(pending []compactPending, priority int32) int {
-	for i := len(pending) - 1; i >= 0; i-- {
-		if pending[i].priority >= priority {
-			return i + 1
+func whatIfPosition(pending compactPending, priority int32) int {
+	end := pending.len()
+	for i := len(pending.priorities) - 1; i >= 0; i-- {
+		if pending.priorities[i].value >= priority {
+			return end
 		}
+		end = int(pending.priorities[i].start)
 	}
 	return 0
 }

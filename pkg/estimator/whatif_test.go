@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,8 @@ import (
 	"sigs.k8s.io/kueue/pkg/resources"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
 // strictPaperObjects is paperObjects with a StrictFIFO ClusterQueue: two
@@ -328,5 +331,43 @@ func TestWhatIfConcurrentWithRefreshes(t *testing.T) {
 	wg.Wait()
 	if n := e.Panics(); n != 0 {
 		t.Errorf("%d panics recovered", n)
+	}
+}
+
+// TestCompactPendingKeepsEveryWorkload checks, on random pending lists, that
+// the compact record gives back every workload's class, priority and maximum
+// execution time in order, and the same what-if position as a scan of the
+// plain list.
+func TestCompactPendingKeepsEveryWorkload(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := rng.IntN(40)
+		var c compactPending
+		plain := make([]forecast.Pending, n)
+		classes := make([]uint32, n)
+		for i := range n {
+			classes[i] = uint32(rng.IntN(3))
+			plain[i] = forecast.Pending{Priority: int32(rng.IntN(3)), MaxExecutionSeconds: float64(rng.IntN(2) * rng.IntN(100))}
+			c.add(classes[i], plain[i])
+		}
+		priorities, maxExecs := runCursor{runs: c.priorities}, runCursor{runs: c.maxExecs}
+		for i := range n {
+			if c.classes[i] != classes[i] || priorities.at(i) != plain[i].Priority || float64(maxExecs.at(i)) != plain[i].MaxExecutionSeconds {
+				t.Fatalf("trial %d, workload %d: got class %d, priority %d, max %d; want %d, %d, %v",
+					trial, i, c.classes[i], priorities.at(i), maxExecs.at(i), classes[i], plain[i].Priority, plain[i].MaxExecutionSeconds)
+			}
+		}
+		for _, priority := range []int32{-1, 0, 1, 2, 3} {
+			want := 0
+			for i := n - 1; i >= 0; i-- {
+				if plain[i].Priority >= priority {
+					want = i + 1
+					break
+				}
+			}
+			if got := whatIfPosition(c, priority); got != want {
+				t.Fatalf("trial %d: position of priority %d = %d, want %d", trial, priority, got, want)
+			}
+		}
 	}
 }
