@@ -118,7 +118,13 @@ var _ = ginkgo.Describe("Wait time estimates through the aggregation layer", fun
 		gomega.Expect(lqSummary.Items[3].WaitTimeEstimate).NotTo(gomega.BeNil())
 
 		ginkgo.By("a workload admitted after its estimate was published is scored, and the queue model says how the estimates fared")
-		gomega.Expect(summary.QueueModel.Accuracy).To(gomega.BeNil(), "nothing was admitted after an estimate yet")
+		// On a slow machine the scheduler may admit one of the first four
+		// only after an estimate of it was published: that one is scored
+		// too. Count from what the summary already showed.
+		var scoredBefore int64
+		if summary.QueueModel.Accuracy != nil {
+			scoredBefore = summary.QueueModel.Accuracy.ScoredWorkloads
+		}
 		var wls kueue.WorkloadList
 		gomega.Expect(k8sClient.List(ctx, &wls, client.InNamespace(ns.Name))).To(gomega.Succeed())
 		finished := 0
@@ -135,7 +141,7 @@ var _ = ginkgo.Describe("Wait time estimates through the aggregation layer", fun
 			g.Expect(err).NotTo(gomega.HaveOccurred())
 			g.Expect(s.QueueModel).NotTo(gomega.BeNil())
 			g.Expect(s.QueueModel.Accuracy).NotTo(gomega.BeNil())
-			g.Expect(s.QueueModel.Accuracy.ScoredWorkloads).To(gomega.Equal(int64(2)), "the two workloads admitted into the freed quota")
+			g.Expect(s.QueueModel.Accuracy.ScoredWorkloads).To(gomega.Equal(scoredBefore+2), "the two workloads admitted into the freed quota")
 			g.Expect(s.QueueModel.Accuracy.P90CoverageMilli).To(gomega.BeNumerically(">=", 0))
 			g.Expect(s.QueueModel.Accuracy.P90CoverageMilli).To(gomega.BeNumerically("<=", 1000))
 			g.Expect(s.QueueModel.Accuracy.P90AdjustmentMilli).To(gomega.BeNil(), "calibration acts only after 20 scores")
