@@ -21,7 +21,6 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -383,43 +382,9 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *Spec, plan Plan, 
 	if err != nil {
 		return res, err
 	}
-	watchReady := make(chan error, 1)
-	go func() {
-		first := true
-		for replicaCtx.Err() == nil {
-			var list kueue.WorkloadList
-			err := cl.List(replicaCtx, &list, client.InNamespace(rep.Namespace))
-			var w watch.Interface
-			if err == nil {
-				w, err = watcher.Watch(replicaCtx, &kueue.WorkloadList{}, &client.ListOptions{Namespace: rep.Namespace, Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
-			}
-			if first {
-				watchReady <- err
-				first = false
-			}
-			if err != nil {
-				if replicaCtx.Err() == nil {
-					time.Sleep(time.Second)
-				}
-				continue
-			}
-			now := time.Now()
-			locked(func() {
-				for i := range list.Items {
-					observe(&list.Items[i], now)
-				}
-			})
-			for ev := range w.ResultChan() {
-				if wl, ok := ev.Object.(*kueue.Workload); ok && (ev.Type == watch.Added || ev.Type == watch.Modified) {
-					now := time.Now()
-					locked(func() { observe(wl, now) })
-				}
-			}
-			w.Stop()
-		}
-	}()
-	if err := <-watchReady; err != nil {
-		return res, fmt.Errorf("watching the Workloads of %s: %w", rep.Namespace, err)
+	observeWorkload := func(wl *kueue.Workload, now time.Time) { locked(func() { observe(wl, now) }) }
+	if err := watchWorkloads(replicaCtx, watcher, rep.Namespace, observeWorkload, func() {}); err != nil {
+		return res, err
 	}
 
 	// The visibility API, read as a user would: which Jobs were given an

@@ -18,8 +18,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -371,52 +369,18 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 	// admitted workload is finished after its service time, as a job
 	// integration would; an evicted one (preempted) restarts from scratch
 	// when admitted again.
-	observeObject := func(obj runtime.Object, now time.Time) {
-		wl, ok := obj.(*kueue.Workload)
-		if !ok || apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
+	observeWorkload := func(wl *kueue.Workload, now time.Time) {
+		if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
 			return
 		}
 		reserved := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 		evicted := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
 		locked(func() { observe(wl, reserved, evicted, now) })
 	}
-	watchReady := make(chan error, 1)
-	go func() {
-		first := true
-		for replicaCtx.Err() == nil {
-			var list kueue.WorkloadList
-			err := cl.List(replicaCtx, &list, client.InNamespace(rep.Namespace))
-			var w watch.Interface
-			if err == nil {
-				w, err = watcher.Watch(replicaCtx, &kueue.WorkloadList{}, &client.ListOptions{Namespace: rep.Namespace, Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
-			}
-			if first {
-				watchReady <- err
-				first = false
-			}
-			if err != nil {
-				if replicaCtx.Err() == nil {
-					time.Sleep(time.Second)
-				}
-				continue
-			}
-			now := time.Now()
-			for i := range list.Items {
-				observeObject(&list.Items[i], now)
-			}
-			for ev := range w.ResultChan() {
-				if ev.Type == watch.Modified || ev.Type == watch.Added {
-					observeObject(ev.Object, time.Now())
-				}
-			}
-			w.Stop()
-			if replicaCtx.Err() == nil {
-				h.progressf("%s: the server ended the watch of its Workloads: listing and watching again", rep.Prefix)
-			}
-		}
-	}()
-	if err := <-watchReady; err != nil {
-		return nil, fmt.Errorf("watching the Workloads of %s: %w", rep.Namespace, err)
+	if err := watchWorkloads(replicaCtx, watcher, rep.Namespace, observeWorkload, func() {
+		h.progressf("%s: the server ended the watch of its Workloads: listing and watching again", rep.Prefix)
+	}); err != nil {
+		return nil, err
 	}
 
 	// sample records, from published results, the admissibility of the
