@@ -769,15 +769,7 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	env.clock.Step(time.Second)
 	e.ObserveAdmission(runningWorkload("a1", "cq", "500m", env.clock.Now()), env.clock.Now())
 
-	env.clock.Step(9 * time.Second)
-	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-	preempted := victim.DeepCopy()
-	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
-		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
-	})
-	h.OnUpdate(victim, preempted)
-	env.clock.Step(3 * time.Second)
-	e.ObserveAdmission(runningWorkload("a2", "cq", "500m", env.clock.Now()), env.clock.Now())
+	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
 	v := e.perQueue["cq"].view()
@@ -787,6 +779,21 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	if diff := cmp.Diff(want, delays{v.admissionLatency, v.preemptionDelay}, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("measured delays in seconds (-want +got):\n%s", diff)
 	}
+}
+
+// preemptThenAdmit has the informer see the running r8 evicted by
+// preemption 9 s from now, and the scheduler admit a2 3 s after that: a
+// preemption delay of 3 s as measured from the eviction's sighting.
+func preemptThenAdmit(env *testEnv, e *Estimator) {
+	env.clock.Step(9 * time.Second)
+	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
+	preempted := victim.DeepCopy()
+	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
+	})
+	e.WorkloadEventHandler().OnUpdate(victim, preempted)
+	env.clock.Step(3 * time.Second)
+	e.ObserveAdmission(runningWorkload("a2", "cq", "500m", env.clock.Now()), env.clock.Now())
 }
 
 // TestPreemptionDelayAddsTheWriteLag: the preemption delay the roll gets is
@@ -808,15 +815,7 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	env.clock.Step(250 * time.Millisecond)
 	h.OnUpdate(pendingWorkload("a1", "500m", admitted.CreationTimestamp.Time), admitted)
 
-	env.clock.Step(9 * time.Second)
-	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-	preempted := victim.DeepCopy()
-	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
-		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
-	})
-	h.OnUpdate(victim, preempted)
-	env.clock.Step(3 * time.Second)
-	e.ObserveAdmission(runningWorkload("a2", "cq", "500m", env.clock.Now()), env.clock.Now())
+	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
 	v := e.perQueue["cq"].view()
