@@ -234,10 +234,12 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 // InadmissibleCondition returns the reason and message of the
 // QuotaReserved=False condition the scheduler writes for a workload it could
 // not admit, given the reason and message Kueue computed. Only outcomes about
-// quota are touched, those whose reason is WaitingForQuota or
-// ExceedsMaxQuota; any other outcome (an inactive ClusterQueue, a namespace
-// the LocalQueue does not accept, admission or preemption gates, preempted
-// workloads still terminating) comes back unchanged.
+// quota are touched: reason WaitingForQuota or ExceedsMaxQuota, or no reason,
+// which Kueue v0.19.2 gives a workload no flavor could hold (NoFit) when
+// UnadmittedWorkloadsObservability is disabled. Any other outcome (an
+// inactive ClusterQueue, a namespace the LocalQueue does not accept,
+// admission or preemption gates, preempted workloads still terminating) has
+// a reason of its own and comes back unchanged.
 //
 // With the UnadmittedWorkloadsObservability feature gate enabled (KEP-10852),
 // Kueue's own reasons carry the classification and the message is left as
@@ -271,9 +273,11 @@ func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Inf
 }
 
 // isAboutQuota tells whether a QuotaReserved reason says the workload waits
-// for, or can never get, quota.
+// for, or can never get, quota; no reason is a NoFit whose reason Kueue did
+// not resolve (UnadmittedWorkloadsObservability disabled).
 func isAboutQuota(reason string) bool {
-	return reason == kueue.WorkloadQuotaReservedReasonWaitingForQuota ||
+	return reason == "" ||
+		reason == kueue.WorkloadQuotaReservedReasonWaitingForQuota ||
 		reason == kueue.WorkloadQuotaReservedReasonExceedsMaxQuota
 }
 

@@ -292,9 +292,13 @@ func TestInadmissibleCondition(t *testing.T) {
 			reason: kueue.WorkloadQuotaReservedReasonWaitingForPreemptedWorkloads, msg: "waiting for preempted workloads", info: huge, cqs: snap.ClusterQueue("cq"),
 			wantReason: kueue.WorkloadQuotaReservedReasonWaitingForPreemptedWorkloads, wantMsg: "waiting for preempted workloads",
 		},
-		"no reason (e.g. a namespace the LocalQueue refuses) is left alone": {
-			msg: "The workload's namespace does not match", info: huge, cqs: snap.ClusterQueue("cq"),
-			wantMsg: "The workload's namespace does not match",
+		"a misconfiguration (e.g. a namespace the LocalQueue refuses) is left alone": {
+			reason: kueue.WorkloadQuotaReservedReasonMisconfigured, msg: "The workload's namespace does not match", info: huge, cqs: snap.ClusterQueue("cq"),
+			wantReason: kueue.WorkloadQuotaReservedReasonMisconfigured, wantMsg: "The workload's namespace does not match",
+		},
+		"no reason (a NoFit without observability) gets the classification": {
+			msg: "couldn't assign flavors", info: huge, cqs: snap.ClusterQueue("cq"),
+			wantMsg: "couldn't assign flavors. " + unfitting,
 		},
 		"with observability an unfeasible workload gets ExceedsMaxQuota and Kueue's message": {
 			observability: true, reason: waiting, msg: "insufficient quota", info: huge, cqs: snap.ClusterQueue("cq"),
