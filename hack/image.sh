@@ -61,7 +61,7 @@ created=$(date -u -d "@${SOURCE_DATE_EPOCH}" +%Y-%m-%dT%H:%M:%SZ)
 # linked for IMAGE_PLATFORM, with the version fields Kueue's Makefile sets.
 build_manager() {
   local dest=$1 version commit
-  [[ -f "${WORKSPACE}" ]] || die "image: no workspace ${WORKSPACE} (run make patch)"
+  [[ -f "${KUEUE_DIR}/go.mod" ]] || die "image: no patched tree ${KUEUE_DIR} (run make patch)"
   version=${GIT_TAG:-${KUEUE_VERSION}-waittime}
   if [[ -z "${GIT_COMMIT:-}" ]]; then
     commit=$(git -C "${ROOT}" rev-parse HEAD 2>/dev/null || echo unknown)
