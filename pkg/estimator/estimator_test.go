@@ -519,11 +519,7 @@ func TestNilResultsAreEmpty(t *testing.T) {
 }
 
 func TestEventTimesHaveClockResolution(t *testing.T) {
-	env := newTestEnv(t, paperObjects())
-	e := env.estimator(t)
-	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
-		t.Fatal(err)
-	}
+	env, e := warmPaperEstimator(t)
 	h := e.WorkloadEventHandler()
 	wl := pendingWorkload("fast", "500m", t0.Add(-time.Second))
 	h.OnAdd(wl, false)
@@ -756,11 +752,7 @@ func TestWithinClusterQueuePreemptionReachesTheRoll(t *testing.T) {
 // next admission feeds the roll's preemption delay, not the admission
 // latency after completions.
 func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
-	env := newTestEnv(t, paperObjects())
-	e := env.estimator(t)
-	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
-		t.Fatal(err)
-	}
+	env, e := warmPaperEstimator(t)
 	e.Refresh(env.ctx) // workloads are pending: a completion frees quota for them
 	h := e.WorkloadEventHandler()
 
@@ -785,6 +777,18 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	}
 }
 
+// warmPaperEstimator is an estimator of paperObjects, warm-started from an
+// empty list, as the tests of its measured delays use it.
+func warmPaperEstimator(t *testing.T) (*testEnv, *Estimator) {
+	t.Helper()
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+		t.Fatal(err)
+	}
+	return env, e
+}
+
 // preemptThenAdmit has the informer see the running r8 evicted by
 // preemption 9 s from now, and the scheduler admit a2 3 s after that: a
 // preemption delay of 3 s as measured from the eviction's sighting.
@@ -805,11 +809,7 @@ func preemptThenAdmit(env *testEnv, e *Estimator) {
 // plus the lag from an admission decision to its sighting by the informer
 // (the eviction is such a write, seen that much after the decision).
 func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
-	env := newTestEnv(t, paperObjects())
-	e := env.estimator(t)
-	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
-		t.Fatal(err)
-	}
+	env, e := warmPaperEstimator(t)
 	h := e.WorkloadEventHandler()
 
 	// The scheduler admits a1; the informer sees it 250 ms later.
@@ -833,11 +833,7 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 // completions reach the roll as a sample, with their mean as the fixed
 // latency.
 func TestAdmissionLatencySampleIsKept(t *testing.T) {
-	env := newTestEnv(t, paperObjects())
-	e := env.estimator(t)
-	if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
-		t.Fatal(err)
-	}
+	env, e := warmPaperEstimator(t)
 	e.Refresh(env.ctx) // workloads are pending: a completion frees quota for them
 	h := e.WorkloadEventHandler()
 	for i, latency := range []time.Duration{time.Second, 3 * time.Second, 500 * time.Millisecond} {
