@@ -40,7 +40,13 @@ func (a arrivalShapes) addPending(p forecast.Pending) {
 // higherPriorityArrivals returns the future arrivals that will pass some of
 // the pending workloads: for every priority above the lowest priority of a
 // quotable pending workload, a Poisson class at the priority's measured
-// arrival rate (per second) with the demand shape seen for it. Kueue orders
+// arrival rate (per second) with the demand shape seen for it, arriving for
+// as long ahead as the rate was measured back (windows, seconds; a missing
+// or non-positive window leaves the class out). A rate measured over the
+// first minute of a burst is extrapolated for a minute, not for the
+// horizon: extrapolated for days, a higher-priority load at or above the
+// capacity would hold every lower-priority workload back to the horizon
+// (a week) in most replicas, though the burst ends. Kueue orders
 // a ClusterQueue's pending workloads by priority first, so such an arrival
 // goes ahead of every pending workload of lower priority; the roll places it
 // there. A priority without a measured rate or without a workload in view
@@ -51,7 +57,7 @@ func (a arrivalShapes) addPending(p forecast.Pending) {
 // Arrivals of the lowest pending priority, or lower, never pass a pending
 // workload and are left out too: the forecast still answers "if nothing
 // else arrives ahead of me", now counting what will.
-func higherPriorityArrivals(rates map[int32]float64, pending []forecast.Pending, shapes arrivalShapes) []forecast.Arrival {
+func higherPriorityArrivals(rates, windows map[int32]float64, pending []forecast.Pending, shapes arrivalShapes) []forecast.Arrival {
 	lowest, any := int32(0), false
 	for _, p := range pending {
 		if p.Quotable && (!any || p.Priority < lowest) {
@@ -64,7 +70,8 @@ func higherPriorityArrivals(rates map[int32]float64, pending []forecast.Pending,
 	var out []forecast.Arrival
 	for priority, rate := range rates {
 		shape, ok := shapes[priority]
-		if priority <= lowest || !ok || !(rate > 0) {
+		window := windows[priority]
+		if priority <= lowest || !ok || !(rate > 0) || !(window > 0) {
 			continue
 		}
 		out = append(out, forecast.Arrival{
@@ -72,6 +79,7 @@ func higherPriorityArrivals(rates map[int32]float64, pending []forecast.Pending,
 			Options:             shape.options,
 			Priority:            priority,
 			MaxExecutionSeconds: shape.maxExec,
+			UntilSeconds:        window,
 		})
 	}
 	slices.SortFunc(out, func(a, b forecast.Arrival) int { return cmp.Compare(a.Priority, b.Priority) })

@@ -33,8 +33,11 @@ func TestHigherPriorityArrivals(t *testing.T) {
 		}
 		return out
 	}
+	// How long each priority's rate has been measured, in seconds.
+	windows := map[int32]float64{0: 900, 100: 300, 500: 300, 1000: 60}
 	cases := map[string]struct {
 		rates   map[int32]float64
+		windows map[int32]float64 // nil: windows
 		pending []forecast.Pending
 		shapes  arrivalShapes
 		want    []forecast.Arrival
@@ -44,8 +47,8 @@ func TestHigherPriorityArrivals(t *testing.T) {
 			pending: pending(100, 0),
 			shapes:  shapes,
 			want: []forecast.Arrival{
-				{RatePerSecond: 0.5, Options: cpu(1000), Priority: 100, MaxExecutionSeconds: 60},
-				{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000},
+				{RatePerSecond: 0.5, Options: cpu(1000), Priority: 100, MaxExecutionSeconds: 60, UntilSeconds: 300},
+				{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60},
 			},
 		},
 		"arrivals of the lowest pending priority pass nobody": {
@@ -69,18 +72,29 @@ func TestHigherPriorityArrivals(t *testing.T) {
 			rates:   map[int32]float64{500: 1, 1000: 0.1},
 			pending: pending(0),
 			shapes:  shapes,
-			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000}},
+			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60}},
 		},
 		"a zero rate is left out": {
 			rates:   map[int32]float64{100: 0, 1000: 0.1},
 			pending: pending(0),
 			shapes:  shapes,
-			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000}},
+			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60}},
+		},
+		"a rate without a measurement window is left out": {
+			rates:   map[int32]float64{100: 0.5, 1000: 0.1},
+			windows: map[int32]float64{100: 0, 1000: 60},
+			pending: pending(0),
+			shapes:  shapes,
+			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60}},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := higherPriorityArrivals(tc.rates, tc.pending, tc.shapes)
+			w := tc.windows
+			if w == nil {
+				w = windows
+			}
+			got := higherPriorityArrivals(tc.rates, w, tc.pending, tc.shapes)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("arrivals (-want,+got):\n%s", diff)
 			}
@@ -132,6 +146,37 @@ func TestLowPriorityForecastCountsHigherPriorityArrivals(t *testing.T) {
 	same, higher := wait(t, 0), wait(t, 100)
 	if higher < same*6/5 {
 		t.Errorf("p2's expected wait is %v with higher-priority arrivals, %v with arrivals of its own priority: want at least 20%% longer", higher, same)
+	}
+}
+
+// A burst of higher-priority arrivals five times the queue's capacity,
+// measured for 30 s, is extrapolated for about 30 s more: the low-priority
+// workload waits for the burst, not until the horizon (a week), as it did
+// when the rate was extrapolated for the whole horizon.
+func TestHigherPriorityBurstIsExtrapolatedForAsLongAsItWasMeasured(t *testing.T) {
+	objs := paperObjects()
+	objs.pending = objs.pending[:3] // p0, p1, p2 at priority 0
+	objs.running[0].Spec.Priority = ptr.To[int32](100)
+	env := newTestEnv(t, objs)
+	e := env.estimator(t, WithPriorMeanService(20*time.Second))
+	e.markWarmed()
+	// One arrival a second for 30 s: 1/s against a capacity of 0.2/s
+	// (4 servers, 20 s each).
+	for i := range 30 {
+		env.clock.Step(time.Second)
+		w := pendingWorkload(fmt.Sprintf("burst-%d", i), "500m", env.clock.Now())
+		w.Spec.Priority = ptr.To[int32](100)
+		e.WorkloadEventHandler().OnAdd(w, false)
+	}
+	e.Refresh(env.ctx)
+	est, ok := e.Results().Workload(workload.Key(objs.pending[2]))
+	if !ok || !est.HasWait {
+		t.Fatalf("no wait for p2: %+v", est)
+	}
+	// The 30 pending burst workloads alone hold it back 30·20/4 = 150 s;
+	// about 30 more arrive in the next 30 s, another 150 s.
+	if est.BeyondHorizon || est.ExpectedWait < 150*time.Second || est.ExpectedWait > 20*time.Minute {
+		t.Errorf("p2 after a 30 s burst: expected wait %v (beyond the horizon: %v); want 150 s to 20 min", est.ExpectedWait, est.BeyondHorizon)
 	}
 }
 

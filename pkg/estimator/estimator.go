@@ -886,7 +886,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		queue.Pending = append(queue.Pending, p)
 		shapes.addPending(p)
 	}
-	queue.Arrivals = higherPriorityArrivals(view.priorityRates, queue.Pending, shapes)
+	queue.Arrivals = higherPriorityArrivals(view.priorityRates, view.priorityWindows, queue.Pending, shapes)
 
 	e.fillQueueModel(&model, capModel, classes.mix(), view)
 	out.q.model, out.q.hasModel = model, true

@@ -178,7 +178,11 @@ type statsView struct {
 	hasArrivals             bool
 	// priorityRates are the measured arrival rates by priority (those
 	// with enough arrivals to tell).
-	priorityRates            map[int32]float64
+	priorityRates map[int32]float64
+	// priorityWindows are the spans those rates were measured over
+	// (stats.EventRate.Exposure), in seconds: the roll extrapolates a
+	// rate no further ahead.
+	priorityWindows          map[int32]float64
 	preemptionRate           float64
 	serviceSample            []float64
 	serviceMean, serviceSCV  float64
@@ -210,8 +214,10 @@ func (s *queueStats) view() statsView {
 		if rate, ok := ps.arrivals.Rate(); ok && rate > 0 {
 			if v.priorityRates == nil {
 				v.priorityRates = make(map[int32]float64, len(s.byPriority))
+				v.priorityWindows = make(map[int32]float64, len(s.byPriority))
 			}
 			v.priorityRates[p] = rate
+			v.priorityWindows[p] = ps.arrivals.Exposure()
 		}
 	}
 	v.preemptionRate, _ = s.preemptions.Rate()

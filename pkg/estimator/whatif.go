@@ -48,8 +48,8 @@ type whatIfScene struct {
 	// priorityRates and shapes are what the refresh built the future
 	// arrivals from (see higherPriorityArrivals): a what-if of a priority
 	// above every pending one changes which arrivals pass it.
-	priorityRates map[int32]float64
-	shapes        arrivalShapes
+	priorityRates, priorityWindows map[int32]float64
+	shapes                         arrivalShapes
 	// seed is the refresh's random seed: the what-if rolls with the same
 	// random numbers (common random numbers), so that it and the published
 	// forecasts differ by the workload inserted more than by sampling noise.
@@ -125,7 +125,8 @@ func newWhatIfScene(q forecast.Queue, pending compactPending, classes *demandCla
 	method Method, view statsView, shapes arrivalShapes, seed [2]uint64) *whatIfScene {
 	s := &whatIfScene{
 		queue: q, pending: pending, classes: make([]pendingClass, len(classes.all)), capacity: capModel, method: method,
-		calibration: view.calibration, priorityRates: view.priorityRates, shapes: shapes, seed: seed,
+		calibration: view.calibration, priorityRates: view.priorityRates, priorityWindows: view.priorityWindows,
+		shapes: shapes, seed: seed,
 	}
 	s.queue.Pending, s.queue.Arrivals = nil, nil
 	for i, c := range classes.all {
@@ -270,7 +271,7 @@ func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priorit
 		shapes = make(arrivalShapes)
 	}
 	shapes.addPending(hypothetical)
-	q.Arrivals = higherPriorityArrivals(s.priorityRates, q.Pending, shapes)
+	q.Arrivals = higherPriorityArrivals(s.priorityRates, s.priorityWindows, q.Pending, shapes)
 	estimates, err := e.forecaster.Forecast(q, rand.New(rand.NewPCG(s.seed[0], s.seed[1])))
 	if err != nil || int(out.Position) >= len(estimates) {
 		e.opts.log.V(4).Info("What-if wait time forecast failed", "clusterQueue", model.ClusterQueue, "err", err)

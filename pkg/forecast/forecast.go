@@ -110,6 +110,15 @@ type Arrival struct {
 	Options             []capacity.Quantities
 	Priority            int32
 	MaxExecutionSeconds float64
+	// UntilSeconds is when the class stops arriving, in seconds from now:
+	// the roll draws its arrivals in [0, UntilSeconds) only. 0 or +Inf
+	// means for the whole horizon. A rate measured over a short window
+	// (the first minute of a burst) says nothing about the days after it;
+	// extrapolated over the whole horizon, a higher-priority load at or
+	// above the capacity holds every lower-priority workload back until
+	// the horizon in most replicas. The caller bounds it by the span over
+	// which it measured the rate.
+	UntilSeconds float64
 }
 
 // Queue is the live snapshot of one ClusterQueue. Times are seconds
@@ -381,8 +390,9 @@ func New(opts ...Option) (*Forecaster, error) {
 // indexes the pending workloads by shape, so one admission opportunity
 // costs O(S), not O(H)), O(R·H) on average for the quantiles (selection,
 // not sorting) and O(N) map reads for the rest of the queue. With Arrivals
-// each replica is also cut after 64·(H + N_run) + 4096 events; workloads
-// not admitted by then are reported at the horizon, clamped. Preemption,
+// each replica is also cut after 64·(H + N_run) + 4096 + min(2·Σ λ_c·T_c,
+// 2¹⁶) events, T_c the class's min(UntilSeconds, horizon); workloads not
+// admitted by then are reported at the horizon, clamped. Preemption,
 // when enabled, adds O((S + C)·log(S + C) + B·P·dims) per admission
 // opportunity (C arrival classes, B preempted workloads waiting, P
 // distinct priorities) and O(V·N_run) per preemption of V victims.
@@ -391,7 +401,8 @@ func New(opts ...Option) (*Forecaster, error) {
 // is nil, q.Service.Mean() is not finite and positive, q.Policy or
 // q.WithinClusterQueue is unknown, or CyclePeriodSeconds,
 // AdmissionLatencySeconds, PreemptionDelaySeconds, a value of
-// AdmissionLatencySample or an arrival rate is negative, NaN or infinite.
+// AdmissionLatencySample or an arrival rate is negative, NaN or infinite,
+// or an arrival class's UntilSeconds is negative or NaN.
 func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	if err := validate(q, r); err != nil {
 		return nil, err
@@ -495,6 +506,9 @@ func validate(q Queue, r *rand.Rand) error {
 	for i, a := range q.Arrivals {
 		if !nonNegativeFinite(a.RatePerSecond) {
 			return fmt.Errorf("%w: arrival class %d rate %v /s must be finite and >= 0", ErrInvalidQueue, i, a.RatePerSecond)
+		}
+		if !(a.UntilSeconds >= 0) {
+			return fmt.Errorf("%w: arrival class %d stops at %v s; want >= 0 (0 or +Inf: never)", ErrInvalidQueue, i, a.UntilSeconds)
 		}
 	}
 	return nil

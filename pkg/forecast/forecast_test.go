@@ -166,6 +166,8 @@ func TestForecastRejectsBadQueue(t *testing.T) {
 		"negative arrival":   {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: -1}} }, rng: r},
 		"nil random source":  {edit: func(*Queue) {}, rng: nil},
 		"Inf arrival rate":   {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: math.Inf(1)}} }, rng: r},
+		"negative until":     {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: 1, UntilSeconds: -1}} }, rng: r},
+		"NaN until":          {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: 1, UntilSeconds: math.NaN()}} }, rng: r},
 		"policy below range": {edit: func(q *Queue) { q.Policy = -1 }, rng: r},
 	}
 	for name, tc := range cases {
@@ -604,6 +606,27 @@ func TestArrivals(t *testing.T) {
 		est := mustForecast(t, g, q, 4)
 		if !est[9].Clamped || est[9].ExpectedWaitSeconds < 3000 {
 			t.Errorf("overloaded by priority arrivals: %+v", est[9])
+		}
+	})
+	// The same overload for the first 100 s only: about 20 arrivals of
+	// 10 s each pass the ten pending workloads, whose last one then waits
+	// about 90 + 200 s, not until the horizon.
+	t.Run("higher priority overload that stops lets the queue drain", func(t *testing.T) {
+		q := base
+		q.Arrivals = []Arrival{{RatePerSecond: 0.2, Options: []capacity.Quantities{cpu(1000)}, Priority: 5, UntilSeconds: 100}}
+		g := mustNew(t, WithSamples(400), WithHorizonSeconds(3600))
+		last := mustForecast(t, g, q, 4)[9]
+		if last.Clamped || last.ExpectedWaitSeconds < 250 || last.ExpectedWaitSeconds > 330 {
+			t.Errorf("arrivals stopping at 100 s: last workload %+v, want an expected wait near 290 s, not clamped", last)
+		}
+	})
+	t.Run("arrivals that stop before the first one change nothing", func(t *testing.T) {
+		q := base
+		q.Arrivals = []Arrival{{RatePerSecond: 0.2, Options: []capacity.Quantities{cpu(1000)}, Priority: 5, UntilSeconds: 1e-12}}
+		for i, e := range mustForecast(t, f, q, 6) {
+			if e.ExpectedWaitSeconds != plain[i].ExpectedWaitSeconds {
+				t.Errorf("%d waits %v, want %v", i, e.ExpectedWaitSeconds, plain[i].ExpectedWaitSeconds)
+			}
 		}
 	})
 	t.Run("class that never fits is ignored", func(t *testing.T) {

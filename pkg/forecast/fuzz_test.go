@@ -160,6 +160,12 @@ func decodeQueue(d *decoder) Queue {
 	for i := range q.Running {
 		q.Running[i].Priority = int32(int8(d.byte()))
 	}
+	// Then when each arrival class stops (half of them never).
+	for i := range q.Arrivals {
+		if d.byte()%2 == 0 {
+			q.Arrivals[i].UntilSeconds = d.float()
+		}
+	}
 	return q
 }
 

@@ -91,7 +91,7 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		horizon:     f.horizonSeconds,
 		ceiling:     min(2*f.horizonSeconds, math.MaxFloat64),
 		samples:     f.samples,
-		budget:      64*(m+len(s.running)) + 4096,
+		budget:      64*(m+len(s.running)) + 4096 + arrivalBudget(s.arrivals, f.horizonSeconds),
 		free:        make([]int64, s.dims),
 		heap:        make([]event, 0, len(s.running)+m),
 		cursor:      make([]int32, len(s.shapes)),
@@ -189,7 +189,7 @@ func (ro *roller) replica(rep int) {
 	for c := range s.arrivals {
 		ro.arrQ[c] = ro.arrQ[c][:0]
 		ro.arrHead[c] = 0
-		ro.nextArr[c] = ro.rng.ExpFloat64() / s.arrivals[c].rate
+		ro.nextArr[c] = ro.drawArrival(c, 0)
 	}
 	for j := range m {
 		ro.times[j*R+rep] = ro.horizon
@@ -214,7 +214,7 @@ loop:
 		for c := range s.arrivals {
 			for ro.nextArr[c] <= t {
 				ro.arrQ[c] = append(ro.arrQ[c], ro.nextArr[c])
-				ro.nextArr[c] += ro.rng.ExpFloat64() / s.arrivals[c].rate
+				ro.nextArr[c] = ro.drawArrival(c, ro.nextArr[c])
 				if events++; events > ro.budget {
 					break loop
 				}
@@ -320,6 +320,34 @@ loop:
 		ro.addLateness(rep)
 	}
 }
+
+// drawArrival returns the next arrival of class c after time t: an
+// exponential gap at the class's rate, or +Inf once that falls at or after
+// the time the class stops arriving.
+func (ro *roller) drawArrival(c int, t float64) float64 {
+	a := &ro.s.arrivals[c]
+	next := t + ro.rng.ExpFloat64()/a.rate
+	if !(next < a.until) {
+		return math.Inf(1)
+	}
+	return next
+}
+
+// arrivalBudget is the number of events a replica may spend on top of its
+// own workloads for the arrivals it expects: twice the expected count of
+// every class within min(until, horizon), at most maxArrivalBudget.
+func arrivalBudget(classes []arrivalClass, horizon float64) int {
+	n := 0.0
+	for _, a := range classes {
+		n += 2 * a.rate * min(a.until, horizon)
+	}
+	return int(min(n, maxArrivalBudget))
+}
+
+// maxArrivalBudget caps arrivalBudget, so that a replica spends at most
+// about 65k events on arrivals (with the default 96 replicas, a few
+// million in all).
+const maxArrivalBudget = 1 << 16
 
 // admissionLatency is the latency of one admission: a uniform draw from
 // the measured sample when there is one, the fixed latency otherwise.

@@ -68,6 +68,8 @@ type arrivalClass struct {
 	opts     []int32
 	priority int32
 	maxExec  float64
+	// until is when the class stops arriving (+Inf: never).
+	until float64
 }
 
 func newScene(capQ capacity.Quantities, runningHint int) *scene {
@@ -323,7 +325,17 @@ func (s *scene) addArrival(a Arrival) {
 		opts:     opts,
 		priority: a.Priority,
 		maxExec:  sanitizeBound(a.MaxExecutionSeconds),
+		until:    arrivalEnd(a.UntilSeconds),
 	})
+}
+
+// arrivalEnd maps Arrival.UntilSeconds to the time the class stops: 0
+// (unset) means never (+Inf).
+func arrivalEnd(until float64) float64 {
+	if until > 0 {
+		return until
+	}
+	return math.Inf(1)
 }
 
 func satSub(a, b int64) int64 {

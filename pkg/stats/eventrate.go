@@ -140,17 +140,9 @@ func (r *EventRate) Seed(windowStart time.Time, events []time.Time) int {
 // the value is still the best estimate (0 for no events). Before any time
 // has elapsed in the window it returns (0, false).
 func (r *EventRate) Rate() (float64, bool) {
-	now := r.clock.Now()
-	if r.hasLatest && now.Before(r.latest) {
-		now = r.latest
-	}
-	exposure := now.Sub(r.start).Seconds()
+	now := r.now()
 	ok := r.count >= uint64(r.minSamples)
-	if exposure <= 0 {
-		return 0, false
-	}
-	// (h/ln2)·(1 − 2^(−T/h)) = −(h/ln2)·expm1(−T·ln2/h), accurate for small T.
-	decayedExposure := -r.halfLife / math.Ln2 * math.Expm1(-exposure*math.Ln2/r.halfLife)
+	decayedExposure := r.decayedExposure(now)
 	if decayedExposure <= 0 {
 		return 0, false
 	}
@@ -159,6 +151,36 @@ func (r *EventRate) Rate() (float64, bool) {
 		n = r.decayed * r.decay(now.Sub(r.latest).Seconds())
 	}
 	return n / decayedExposure, ok
+}
+
+// Exposure returns the decayed exposure E(t) in seconds at t = clock.Now()
+// (or at the latest event, if the clock is behind it): the effective length
+// of the window the rate is measured over,
+//
+//	E(t) = (h/ln 2)·(1 − 2^(−(t−t₀)/h)),
+//
+// about t − t₀ early on and at most h/ln 2 ≈ 1.44·h. It is 0 before any
+// time has elapsed in the window. A forecast that extrapolates the rate
+// should not extrapolate it further ahead than this.
+func (r *EventRate) Exposure() float64 { return max(r.decayedExposure(r.now()), 0) }
+
+// now is clock.Now(), or the latest event if the clock is behind it.
+func (r *EventRate) now() time.Time {
+	now := r.clock.Now()
+	if r.hasLatest && now.Before(r.latest) {
+		now = r.latest
+	}
+	return now
+}
+
+// decayedExposure is E(now), 0 for a window that has not started.
+func (r *EventRate) decayedExposure(now time.Time) float64 {
+	exposure := now.Sub(r.start).Seconds()
+	if exposure <= 0 {
+		return 0
+	}
+	// (h/ln2)·(1 − 2^(−T/h)) = −(h/ln2)·expm1(−T·ln2/h), accurate for small T.
+	return -r.halfLife / math.Ln2 * math.Expm1(-exposure*math.Ln2/r.halfLife)
 }
 
 // MeanInterval returns the decayed mean time between consecutive in-order

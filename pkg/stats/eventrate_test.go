@@ -96,6 +96,22 @@ func TestEventRateHandValues(t *testing.T) {
 	}
 }
 
+// TestEventRateExposure: the decayed exposure is the elapsed time early on,
+// (h/ln 2)(1 − 2^(−T/h)) in general, and tends to h/ln 2.
+func TestEventRateExposure(t *testing.T) {
+	clock := newFakeClock()
+	r := mustEventRate(t, clock, DecayOptions{HalfLife: 10 * time.Second})
+	if got := r.Exposure(); got != 0 {
+		t.Errorf("Exposure before any time elapsed = %g, want 0", got)
+	}
+	clock.Advance(time.Millisecond)
+	assertApprox(t, "Exposure after 1 ms", r.Exposure(), 0.001, 1e-6)
+	clock.Advance(10*time.Second - time.Millisecond)
+	assertApprox(t, "Exposure after one half-life", r.Exposure(), 5/math.Ln2, 1e-12)
+	clock.Advance(time.Hour)
+	assertApprox(t, "Exposure after many half-lives", r.Exposure(), 10/math.Ln2, 1e-12)
+}
+
 func TestEventRateConstantRate(t *testing.T) {
 	const period = 2 * time.Second
 	clock := newFakeClock()
