@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -209,5 +210,64 @@ func TestWarmStartSeedsArrivalRatesByPriority(t *testing.T) {
 	want := map[int32]float64{0: v.arrivalRate * 15 / 20, 100: v.arrivalRate * 5 / 20}
 	if diff := cmp.Diff(want, v.priorityRates, cmpopts.EquateApprox(0.05, 0)); diff != "" {
 		t.Errorf("arrival rates by priority (-want,+got):\n%s", diff)
+	}
+}
+
+// Running and pending workloads draw the service times of their own
+// priority once it has bootstrapServiceBelow completions: with batch work
+// (priority 0) taking 40 s and urgent work (priority 100) 5 s, the ninth
+// pending batch workload waits for two rounds of 40 s batch work after the
+// running ones end (about 30 + 80 s), not for the pooled law's mix of 5 and
+// 40 s that a ClusterQueue of one priority would use.
+func TestBatchWorkloadsWaitForBatchServiceTimes(t *testing.T) {
+	wait := func(t *testing.T, urgentPriority int32) (time.Duration, statsView) {
+		objs := paperObjects()
+		objs.pending = objs.pending[:3] // p0, p1, p2 at priority 0
+		for i := 3; i < 9; i++ {
+			objs.pending = append(objs.pending, pendingWorkload(fmt.Sprintf("p%d", i), "500m", t0.Add(-time.Duration(5-i)*time.Second)))
+		}
+		for i := range 2 * bootstrapServiceBelow {
+			priority, service := int32(0), 40*time.Second
+			if i%2 == 1 {
+				priority, service = urgentPriority, 5*time.Second
+			}
+			admitted := t0.Add(-time.Duration(3000-20*i) * time.Second)
+			w := runningWorkload(fmt.Sprintf("done-%d", i), "cq", "500m", admitted)
+			w.Spec.Priority = ptr.To(priority)
+			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{
+				Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(admitted.Add(service)),
+			})
+			objs.finished = append(objs.finished, w)
+		}
+		env := newTestEnv(t, objs)
+		e := env.estimator(t)
+		var listed kueue.WorkloadList
+		for _, w := range append(append(objs.running, objs.pending...), objs.finished...) {
+			listed.Items = append(listed.Items, *w.DeepCopy())
+		}
+		reader := utiltesting.NewClientBuilder().WithLists(&listed, &kueue.ClusterQueueList{Items: []kueue.ClusterQueue{*objs.cqs[0]}}).Build()
+		if err := e.WarmStart(env.ctx, reader); err != nil {
+			t.Fatalf("WarmStart: %v", err)
+		}
+		e.Refresh(env.ctx)
+		e.mu.Lock()
+		v := e.statsFor("cq").view()
+		e.mu.Unlock()
+		est, ok := e.Results().Workload(workload.Key(objs.pending[8]))
+		if !ok || !est.HasWait || est.Method != MethodForecast {
+			t.Fatalf("no forecast for p8: %+v", est)
+		}
+		return est.ExpectedWait, v
+	}
+	pooled, v := wait(t, 0)
+	if len(v.priorityService) != 0 {
+		t.Errorf("one priority: per-priority samples %v, want none", v.priorityService)
+	}
+	own, v := wait(t, 100)
+	if got := len(v.priorityService[0]) + len(v.priorityService[100]); got != 2*bootstrapServiceBelow {
+		t.Errorf("two priorities: %d values in their samples, want %d", got, 2*bootstrapServiceBelow)
+	}
+	if own < 90*time.Second || own > 130*time.Second || pooled > own*4/5 {
+		t.Errorf("p8 waits %v with its priority's service times, %v with the pooled ones; want 90–130 s and the pooled wait at most 4/5 of it", own, pooled)
 	}
 }

@@ -887,12 +887,28 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		shapes.addPending(p)
 	}
 	queue.Arrivals = higherPriorityArrivals(view.priorityRates, view.priorityWindows, queue.Pending, shapes)
+	if lent := lentQuota(cqs); len(lent) > 0 {
+		rc := reclaim{
+			policy: in.spec.reclaimWithinCohort,
+			below:  highestQuotablePriority(queue.Pending),
+			// A reclaim is a preemption: the quota comes back after the
+			// measured preemption delay, and at least one admission
+			// latency (the roll adds another at the admission).
+			delaySeconds: max(finiteNonNegative(view.preemptionDelay), finiteNonNegative(view.admissionLatency)),
+		}
+		if holders := lentHolders(cqs, lent, now, rc); len(holders) > 0 {
+			queue.Lent, queue.LentHolders = lent, holders
+		}
+	}
 
 	e.fillQueueModel(&model, capModel, classes.mix(), view)
 	out.q.model, out.q.hasModel = model, true
 
 	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
 	queue.Service = service
+	if method == MethodForecast {
+		queue.ServiceByPriority = priorityServiceModels(view.priorityService)
+	}
 	out.q.whatIf = newWhatIfScene(queue, whatIfPending, classes, capModel, method, view, shapes, in.seed)
 	var estimates []forecast.Estimate
 	if service != nil && len(pending) > 0 {
@@ -994,6 +1010,25 @@ func (e *Estimator) serviceModel(v statsView, maxExecSum float64, maxExecCount i
 		}
 	}
 	return MethodNone, nil
+}
+
+// priorityServiceModels are the service laws of the priorities with a
+// sample of their own (see statsView.priorityService): each its observed
+// sample, as the pooled law is once it holds bootstrapServiceBelow; nil when
+// there is none.
+func priorityServiceModels(samples map[int32][]float64) map[int32]forecast.ServiceModel {
+	var out map[int32]forecast.ServiceModel
+	for p, sample := range samples {
+		m, err := forecast.NewEmpirical(sample)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = make(map[int32]forecast.ServiceModel, len(samples))
+		}
+		out[p] = m
+	}
+	return out
 }
 
 // forecastCapacity is what the ClusterQueue can use now: nominal quota plus

@@ -3,6 +3,7 @@ package estimator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -81,12 +82,16 @@ type queueSpec struct {
 	// withinClusterQueue is spec.preemption.withinClusterQueue ("" when
 	// spec.preemption is unset, which Kueue defaults to Never).
 	withinClusterQueue kueue.PreemptionPolicy
+	// reclaimWithinCohort is spec.preemption.reclaimWithinCohort ("":
+	// Never).
+	reclaimWithinCohort kueue.PreemptionPolicy
 }
 
 func queueSpecOf(cq *kueue.ClusterQueue) queueSpec {
 	spec := queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil}
 	if cq.Spec.Preemption != nil {
 		spec.withinClusterQueue = cq.Spec.Preemption.WithinClusterQueue
+		spec.reclaimWithinCohort = cq.Spec.Preemption.ReclaimWithinCohort
 	}
 	return spec
 }
@@ -220,7 +225,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 				span, ok = stats.Span{Start: at.time(), End: now}, true
 			}
 			if ok {
-				s.service.ObserveAt(span.End, span.Seconds())
+				s.observeService(priorityOf(newWl), span.End, span.Seconds())
 				e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
 			}
 		}
@@ -395,6 +400,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	type seeds struct {
 		arrivals, preemptions []time.Time
 		arrivalsByPriority    map[int32][]time.Time
+		serviceByPriority     map[int32][]stats.Span
 		service, waits        []stats.Span
 		earliest              time.Time
 	}
@@ -433,6 +439,10 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		}
 		if span, ok := serviceSpan(wl, wl); ok && isFinished(wl) {
 			s.service = append(s.service, span)
+			if s.serviceByPriority == nil {
+				s.serviceByPriority = make(map[int32][]stats.Span)
+			}
+			s.serviceByPriority[prio] = append(s.serviceByPriority[prio], span)
 		}
 		if isEvictedByPreemption(wl) {
 			if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
@@ -456,6 +466,15 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		qs.preemptions.Seed(s.earliest, s.preemptions)
 		slices.SortFunc(s.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
 		qs.service.Seed(s.service)
+		// In priority order: the reservoirs share the estimator's random
+		// source.
+		for _, prio := range slices.Sorted(maps.Keys(s.serviceByPriority)) {
+			spans := s.serviceByPriority[prio]
+			if ps := qs.priority(prio); ps != nil {
+				slices.SortFunc(spans, func(a, b stats.Span) int { return a.End.Compare(b.End) })
+				ps.serviceSample(qs).Seed(spans)
+			}
+		}
 		slices.SortFunc(s.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
 		qs.waits.Seed(s.waits)
 	}

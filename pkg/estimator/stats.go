@@ -20,10 +20,12 @@ type queueStats struct {
 	// measured over the same window, not from its first arrival.
 	windowStart time.Time
 	newPriority func() *priorityStats
-	preemptions *stats.EventRate
-	admissions  *stats.EventRate
-	service     *stats.ServiceTimes
-	waits       *stats.EMA
+	// newPriorityService makes a priority's service sample.
+	newPriorityService func() *stats.ServiceTimes
+	preemptions        *stats.EventRate
+	admissions         *stats.EventRate
+	service            *stats.ServiceTimes
+	waits              *stats.EMA
 	// admissionLatency is a bounded reservoir (admissionLatencySampleSize,
 	// biased to recent values by the half-life) of the delays between a
 	// completion that frees quota while workloads are pending and the
@@ -53,7 +55,15 @@ type queueStats struct {
 type priorityStats struct {
 	arrivals     *stats.EventRate
 	cal50, cal90 *calibration.Quantile
+	// service is the priority's own sample of service times (at most
+	// priorityServiceSampleSize), made at its first completion.
+	service *stats.ServiceTimes
 }
+
+// priorityServiceSampleSize bounds the service sample of one priority of a
+// ClusterQueue (2 KiB of samples with the reservoir's sorted copy). The
+// roll uses a priority's own sample once it holds bootstrapServiceBelow.
+const priorityServiceSampleSize = 128
 
 // admissionLatencySampleSize bounds the reservoir of measured admission
 // latencies of one ClusterQueue (512 B of samples, twice: the reservoir
@@ -108,6 +118,24 @@ func (s *queueStats) priority(priority int32) *priorityStats {
 	return ps
 }
 
+// observeService records the service time of a workload of the given
+// priority that completed at end: in the ClusterQueue's sample, and in the
+// priority's own.
+func (s *queueStats) observeService(priority int32, end time.Time, seconds float64) {
+	s.service.ObserveAt(end, seconds)
+	if ps := s.priority(priority); ps != nil {
+		ps.serviceSample(s).ObserveAt(end, seconds)
+	}
+}
+
+// serviceSample returns the priority's service sample, made on first use.
+func (ps *priorityStats) serviceSample(s *queueStats) *stats.ServiceTimes {
+	if ps.service == nil {
+		ps.service = s.newPriorityService()
+	}
+	return ps.service
+}
+
 // observeScore feeds a ledger score into the realized coverage.
 func (s *queueStats) observeScore(sc Score, at time.Time) {
 	if sc.P50.OK {
@@ -158,6 +186,14 @@ func (e *Estimator) newQueueStats() *queueStats {
 			ps.cal50, ps.cal90 = newQuantileCalibrators(e.opts.halfLife)
 			return ps
 		},
+		newPriorityService: func() *stats.ServiceTimes {
+			st, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
+				Capacity:   min(e.opts.serviceSampleSize, priorityServiceSampleSize),
+				HalfLife:   e.opts.halfLife,
+				MinSamples: e.opts.minServiceSamples,
+			})
+			return st
+		},
 		preemptions:      preemptions,
 		admissions:       admissions,
 		service:          service,
@@ -182,7 +218,11 @@ type statsView struct {
 	// priorityWindows are the spans those rates were measured over
 	// (stats.EventRate.Exposure), in seconds: the roll extrapolates a
 	// rate no further ahead.
-	priorityWindows          map[int32]float64
+	priorityWindows map[int32]float64
+	// priorityService are the service samples of the priorities with at
+	// least bootstrapServiceBelow of them, when the ClusterQueue has seen
+	// more than one priority.
+	priorityService          map[int32][]float64
 	preemptionRate           float64
 	serviceSample            []float64
 	serviceMean, serviceSCV  float64
@@ -218,6 +258,12 @@ func (s *queueStats) view() statsView {
 			}
 			v.priorityRates[p] = rate
 			v.priorityWindows[p] = ps.arrivals.Exposure()
+		}
+		if len(s.byPriority) > 1 && ps.service != nil && ps.service.Len() >= bootstrapServiceBelow {
+			if v.priorityService == nil {
+				v.priorityService = make(map[int32][]float64, len(s.byPriority))
+			}
+			v.priorityService[p] = ps.service.AppendValues(nil)
 		}
 	}
 	v.preemptionRate, _ = s.preemptions.Rate()

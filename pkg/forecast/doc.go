@@ -20,8 +20,9 @@
 // admission latency. The first H quotable workloads are simulated; those
 // further back are extrapolated from the simulated work throughput (see
 // [Forecaster.Forecast] for the formulas). Optional Poisson [Arrival]
-// classes of higher priority jump ahead during the roll. There are no
-// arrivals otherwise: the forecast answers "if nothing else arrives ahead
+// classes of higher priority jump ahead during the roll, each until its
+// UntilSeconds (the caller extrapolates a measured rate no further ahead
+// than it measured it back). There are no arrivals otherwise: the forecast answers "if nothing else arrives ahead
 // of me", which is exact for FIFO queues of one demand shape. With a
 // within-ClusterQueue [PreemptionPolicy] other than Never, a waiting
 // workload that does not fit preempts running workloads of lower priority
@@ -49,6 +50,8 @@
 // # Service models
 //
 // [Exponential] (a-priori, memoryless), [Empirical] (observed completions,
-// with an exponential tail past the largest observation) and
-// [Deterministic].
+// with an exponential tail past the largest observation), [Bootstrap] (a
+// small Empirical sample resampled per replica) and [Deterministic]. One
+// law serves the whole queue unless [Queue.ServiceByPriority] gives some
+// priorities their own.
 package forecast

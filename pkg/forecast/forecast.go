@@ -134,6 +134,34 @@ type Queue struct {
 	Policy   Policy
 	// Service describes service times; it must not be nil.
 	Service ServiceModel
+	// Lent is quota of this ClusterQueue that it lent to its cohort and
+	// that other ClusterQueues' workloads hold now: Kueue's Available is
+	// below the nominal quota less the ClusterQueue's own usage by this
+	// much. It is not free at the start of the roll and comes back as
+	// LentHolders end. Dimensions outside Capacity are ignored.
+	Lent capacity.Quantities
+	// LentHolders are running workloads of other ClusterQueues of the
+	// cohort whose ends return the lent quota: each returns its usage, up
+	// to what is still lent (the first to end returns first: Kueue gives
+	// freed quota to a ClusterQueue within its nominal quota before it
+	// lends it again). Their residual service is drawn from Service (their
+	// own ClusterQueue's law is not known here), bounded as a Running's by
+	// MaxExecutionSeconds − AgeSeconds; a caller that models a reclaim by
+	// preemption lowers that bound to the reclaim's delay. They never
+	// wait, preempt or are preempted in the roll. With Lent empty they are
+	// ignored; without holders lent quota never comes back.
+	LentHolders []Running
+	// ServiceByPriority, when set, gives the service law of the workloads
+	// of some priorities — running (their residuals), pending, arriving
+	// and preempted alike; a workload of any other priority draws from
+	// Service. Each model must satisfy what Service must. Only Service is
+	// resampled per replica when it is a [Bootstrap]; a Bootstrap here is
+	// used as its [Empirical] sample. A caller that measures service
+	// times per priority passes those with a large enough sample: in a
+	// ClusterQueue where urgent work is short and batch work long, the
+	// pooled law makes the batch workloads ahead of a low-priority one
+	// too short and the urgent arrivals that pass it too long.
+	ServiceByPriority map[int32]ServiceModel
 	// CyclePeriodSeconds is the smallest gap between two admissions in this
 	// ClusterQueue (Kueue admits at most one head per ClusterQueue per
 	// scheduling cycle); 0 means no cap.
@@ -398,7 +426,8 @@ func New(opts ...Option) (*Forecaster, error) {
 // distinct priorities) and O(V·N_run) per preemption of V victims.
 //
 // Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
-// is nil, q.Service.Mean() is not finite and positive, q.Policy or
+// (or a model of q.ServiceByPriority) is nil or has a mean that is not
+// finite and positive, q.Policy or
 // q.WithinClusterQueue is unknown, or CyclePeriodSeconds,
 // AdmissionLatencySeconds, PreemptionDelaySeconds, a value of
 // AdmissionLatencySample or an arrival rate is negative, NaN or infinite,
@@ -412,7 +441,13 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	for _, run := range q.Running {
 		s.addRunning(run)
 	}
-	meanService := q.Service.Mean()
+	s.addLent(q.Lent, q.LentHolders)
+	meanService := func(priority int32) float64 {
+		if m, ok := q.ServiceByPriority[priority]; ok {
+			return m.Mean()
+		}
+		return q.Service.Mean()
+	}
 
 	// Walk the queue once: the first H quotable workloads that can fit go to
 	// the roll, later ones get a work weight for extrapolation.
@@ -435,7 +470,7 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 		}
 		maxExec := sanitizeBound(p.MaxExecutionSeconds)
 		if len(s.entries) < f.horizonCount {
-			if !s.addPending(i, p.Options, maxExec, p.Priority, meanService) {
+			if !s.addPending(i, p.Options, maxExec, p.Priority, meanService(p.Priority)) {
 				f.clampToHorizon(e)
 				blocked = q.Policy == StrictFIFO
 			}
@@ -448,7 +483,7 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 			continue
 		}
 		e.Extrapolated = true
-		beyond = append(beyond, beyondEntry{pos: i, work: share * boundedMean(meanService, maxExec), hash: hash})
+		beyond = append(beyond, beyondEntry{pos: i, work: share * boundedMean(meanService(p.Priority), maxExec), hash: hash})
 	}
 	for _, a := range q.Arrivals {
 		s.addArrival(a)
@@ -480,6 +515,14 @@ func validate(q Queue, r *rand.Rand) error {
 	}
 	if m := q.Service.Mean(); !(m > 0) || math.IsInf(m, 0) {
 		return fmt.Errorf("%w: service model mean %v s must be finite and > 0", ErrInvalidQueue, m)
+	}
+	for p, model := range q.ServiceByPriority {
+		if model == nil {
+			return fmt.Errorf("%w: nil service model for priority %d", ErrInvalidQueue, p)
+		}
+		if m := model.Mean(); !(m > 0) || math.IsInf(m, 0) {
+			return fmt.Errorf("%w: service model mean %v s of priority %d must be finite and > 0", ErrInvalidQueue, m, p)
+		}
 	}
 	if q.Policy != BestEffortFIFO && q.Policy != StrictFIFO {
 		return fmt.Errorf("%w: unknown policy %v", ErrInvalidQueue, q.Policy)

@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
 
@@ -168,6 +171,8 @@ func TestForecastRejectsBadQueue(t *testing.T) {
 		"Inf arrival rate":   {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: math.Inf(1)}} }, rng: r},
 		"negative until":     {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: 1, UntilSeconds: -1}} }, rng: r},
 		"NaN until":          {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: 1, UntilSeconds: math.NaN()}} }, rng: r},
+		"nil priority model": {edit: func(q *Queue) { q.ServiceByPriority = map[int32]ServiceModel{3: nil} }, rng: r},
+		"bad priority model": {edit: func(q *Queue) { q.ServiceByPriority = map[int32]ServiceModel{3: badMean{math.Inf(1)}} }, rng: r},
 		"policy below range": {edit: func(q *Queue) { q.Policy = -1 }, rng: r},
 	}
 	for name, tc := range cases {
@@ -638,6 +643,67 @@ func TestArrivals(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestServiceByPriority: running, pending and arriving workloads draw
+// their own priority's service law when the queue has one, the pooled law
+// otherwise. Deterministic laws make the waits exact.
+func TestServiceByPriority(t *testing.T) {
+	f := mustNew(t, WithSamples(8))
+	full := []capacity.Quantities{cpu(1000)}
+	// One CPU: a running workload of priority 5, age 1 s, then three
+	// pending batch workloads of priority 0 that each take the CPU.
+	base := Queue{
+		Capacity: cpu(1000),
+		Running:  []Running{{Usage: cpu(1000), AgeSeconds: 1, Priority: 5}},
+		Pending: []Pending{
+			{ID: "b0", Options: full, Quotable: true},
+			{ID: "b1", Options: full, Quotable: true},
+			{ID: "b2", Options: full, Quotable: true},
+		},
+		Service: mustDeterministic(t, 10),
+	}
+	cases := map[string]struct {
+		byPriority map[int32]ServiceModel
+		want       []float64
+	}{
+		"pooled law only": {
+			want: []float64{9, 19, 29},
+		},
+		"the batch priority's own law": {
+			byPriority: map[int32]ServiceModel{0: mustDeterministic(t, 20)},
+			want:       []float64{9, 29, 49},
+		},
+		"the running workload's priority: its residual": {
+			byPriority: map[int32]ServiceModel{5: mustDeterministic(t, 3)},
+			want:       []float64{2, 12, 22},
+		},
+		"a priority nobody has changes nothing": {
+			byPriority: map[int32]ServiceModel{7: mustDeterministic(t, 1000)},
+			want:       []float64{9, 19, 29},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := base
+			q.ServiceByPriority = tc.byPriority
+			if diff := cmp.Diff(tc.want, waits(mustForecast(t, f, q, 1)), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("expected waits (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// Higher-priority arrivals pass the batch workloads: the longer their
+	// own service, the longer the last batch workload waits.
+	arriving := func(service float64) float64 {
+		q := base
+		q.Arrivals = []Arrival{{RatePerSecond: 0.02, Options: full, Priority: 9}}
+		q.ServiceByPriority = map[int32]ServiceModel{9: mustDeterministic(t, service)}
+		return mustForecast(t, mustNew(t, WithSamples(400)), q, 2)[2].ExpectedWaitSeconds
+	}
+	if short, long := arriving(1), arriving(20); !(long > short+5) {
+		t.Errorf("last batch wait with arrivals of 1 s: %v, of 20 s: %v; want the latter longer by more than 5 s", short, long)
+	}
 }
 
 func TestSameSeedSameForecast(t *testing.T) {

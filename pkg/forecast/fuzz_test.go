@@ -160,10 +160,24 @@ func decodeQueue(d *decoder) Queue {
 	for i := range q.Running {
 		q.Running[i].Priority = int32(int8(d.byte()))
 	}
-	// Then when each arrival class stops (half of them never).
+	// Then when each arrival class stops (half of them never), and service
+	// laws of up to two priorities.
 	for i := range q.Arrivals {
 		if d.byte()%2 == 0 {
 			q.Arrivals[i].UntilSeconds = d.float()
+		}
+	}
+	for range d.byte() % 3 {
+		if q.ServiceByPriority == nil {
+			q.ServiceByPriority = make(map[int32]ServiceModel)
+		}
+		q.ServiceByPriority[int32(int8(d.byte()))] = d.model()
+	}
+	// Then lent quota and its holders.
+	if d.byte()%2 == 0 {
+		q.Lent = d.quantities(3)
+		for range d.byte() % 4 {
+			q.LentHolders = append(q.LentHolders, Running{Usage: d.quantities(4), AgeSeconds: d.float(), MaxExecutionSeconds: d.float(), Priority: int32(int8(d.byte()))})
 		}
 	}
 	return q

@@ -323,7 +323,7 @@ func (ro *roller) admitWaiter(w *waiter, v int32, t, delay float64) (int, float6
 	at := t + delay
 	svc := w.service
 	if svc < 0 {
-		svc = ro.clean(ro.svc.Sample(ro.rng), w.maxExec)
+		svc = ro.clean(ro.serviceOf(w.prio).Sample(ro.rng), w.maxExec)
 	}
 	end := at + svc
 	ro.push(event{t: end, vec: v, rec: int32(len(p.recs))})

@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -27,6 +28,9 @@ type roller struct {
 	bootModel  Empirical
 	bootCounts []int32
 	rng        *rand.Rand
+	// byPriority are Queue.ServiceByPriority in increasing priority
+	// (see serviceOf).
+	byPriority []priorityService
 	policy     Policy
 	cycle      float64
 	// randomPhase starts each replica at a uniform point of the cycle.
@@ -43,14 +47,16 @@ type roller struct {
 	// pre is nil unless the queue may preempt.
 	pre *preemption
 
-	vecs    [][]int64 // the scene's vector table, one slice per id
-	free    []int64
-	heap    []event
-	cursor  []int32 // per shape (BestEffortFIFO)
-	head    int     // next entry (StrictFIFO)
-	arrQ    [][]float64
-	arrHead []int
-	nextArr []float64
+	vecs [][]int64 // the scene's vector table, one slice per id
+	free []int64
+	// lentLeft is what is still lent out (see Queue.Lent), per dimension.
+	lentLeft []int64
+	heap     []event
+	cursor   []int32 // per shape (BestEffortFIFO)
+	head     int     // next entry (StrictFIFO)
+	arrQ     [][]float64
+	arrHead  []int
+	nextArr  []float64
 
 	// times[j*samples+rep] is entry j's admission time in replica rep.
 	times []float64
@@ -91,7 +97,7 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		horizon:     f.horizonSeconds,
 		ceiling:     min(2*f.horizonSeconds, math.MaxFloat64),
 		samples:     f.samples,
-		budget:      64*(m+len(s.running)) + 4096 + arrivalBudget(s.arrivals, f.horizonSeconds),
+		budget:      64*(m+len(s.running)) + len(s.holders) + 4096 + arrivalBudget(s.arrivals, f.horizonSeconds),
 		free:        make([]int64, s.dims),
 		heap:        make([]event, 0, len(s.running)+m),
 		cursor:      make([]int32, len(s.shapes)),
@@ -112,6 +118,13 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 	for id := range nvec {
 		ro.vecs[id] = s.vec(int32(id))
 	}
+	for p, m := range q.ServiceByPriority {
+		ro.byPriority = append(ro.byPriority, priorityService{priority: p, model: m})
+	}
+	slices.SortFunc(ro.byPriority, func(a, b priorityService) int { return cmp.Compare(a.priority, b.priority) })
+	if s.lent != nil {
+		ro.lentLeft = make([]int64, s.dims)
+	}
 	ro.pre = newPreemption(s, &q)
 	if b, ok := q.Service.(*Bootstrap); ok {
 		ro.boot = b
@@ -129,6 +142,24 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		ro.lateN = make([]int, len(s.shapes))
 	}
 	return ro
+}
+
+// priorityService is the service law of one priority.
+type priorityService struct {
+	priority int32
+	model    ServiceModel
+}
+
+// serviceOf is the service law of a workload of the given priority: its
+// own if Queue.ServiceByPriority has one (a linear scan: a ClusterQueue
+// has a handful of priorities), the pooled one otherwise.
+func (ro *roller) serviceOf(priority int32) ServiceModel {
+	for i := range ro.byPriority {
+		if ro.byPriority[i].priority == priority {
+			return ro.byPriority[i].model
+		}
+	}
+	return ro.svc
 }
 
 func workOf(entries []entry) float64 {
@@ -174,11 +205,21 @@ func (ro *roller) replica(rep int) {
 		case run.maxExec > 0 && run.age >= run.maxExec:
 			res = 0
 		case run.maxExec > 0:
-			res = ro.clean(ro.svc.Residual(run.age, ro.rng), run.maxExec-run.age)
+			res = ro.clean(ro.serviceOf(run.priority).Residual(run.age, ro.rng), run.maxExec-run.age)
 		default:
-			res = ro.clean(ro.svc.Residual(run.age, ro.rng), 0)
+			res = ro.clean(ro.serviceOf(run.priority).Residual(run.age, ro.rng), 0)
 		}
 		ro.heap = append(ro.heap, event{t: res, vec: run.vec, rec: int32(i)})
+	}
+	if ro.lentLeft != nil {
+		copy(ro.lentLeft, s.lent)
+		for _, h := range s.holders {
+			res := ro.clean(ro.svc.Residual(h.age, ro.rng), 0)
+			if h.maxExec > 0 {
+				res = min(res, max(h.maxExec-h.age, 0))
+			}
+			ro.heap = append(ro.heap, event{t: res, vec: h.vec, rec: lentReturn})
+		}
 	}
 	if ro.pre != nil {
 		ro.resetPreemption()
@@ -205,10 +246,13 @@ func (ro *roller) replica(rep int) {
 loop:
 	for admitted < m {
 		for len(ro.heap) > 0 && ro.heap[0].t <= t {
-			if ro.pre != nil {
-				ro.complete(ro.pop())
-			} else {
-				ro.release(ro.pop().vec)
+			switch ev := ro.pop(); {
+			case ev.rec == lentReturn:
+				ro.returnLent(ev.vec)
+			case ro.pre != nil:
+				ro.complete(ev)
+			default:
+				ro.release(ev.vec)
 			}
 		}
 		for c := range s.arrivals {
@@ -260,6 +304,7 @@ loop:
 				ro.take(v)
 				latency := ro.admissionLatency()
 				var bound float64
+				var priority int32
 				if j >= 0 {
 					e := &s.entries[j]
 					ro.times[j*R+rep] = min(t+latency, ro.horizon)
@@ -269,7 +314,7 @@ loop:
 					if ro.trackLateness {
 						ro.order = append(ro.order, int32(j))
 					}
-					bound = e.maxExec
+					bound, priority = e.maxExec, e.priority
 					if ro.policy == StrictFIFO {
 						ro.head++
 					} else {
@@ -278,9 +323,9 @@ loop:
 					admitted++
 				} else {
 					ro.arrHead[c]++
-					bound = s.arrivals[c].maxExec
+					bound, priority = s.arrivals[c].maxExec, s.arrivals[c].priority
 				}
-				svc := ro.clean(ro.svc.Sample(ro.rng), bound)
+				svc := ro.clean(ro.serviceOf(priority).Sample(ro.rng), bound)
 				ro.push(event{t: t + latency + svc, vec: v})
 				if ro.cycle > 0 && t+ro.cycle > t {
 					nextAllowed = t + ro.cycle
@@ -417,6 +462,20 @@ func (ro *roller) firstFit(opts []int32) int32 {
 		}
 	}
 	return -1
+}
+
+// lentReturn marks the event of a lent holder's end (event.rec; the
+// others have rec ≥ 0).
+const lentReturn = -1
+
+// returnLent gives back, of holder vector v, what is still lent.
+func (ro *roller) returnLent(v int32) {
+	for d, x := range ro.vecs[v] {
+		if r := min(x, ro.lentLeft[d]); r > 0 {
+			ro.free[d] = satAdd(ro.free[d], r)
+			ro.lentLeft[d] -= r
+		}
+	}
 }
 
 func (ro *roller) take(v int32) {

@@ -27,6 +27,10 @@ type scene struct {
 	vecs     []int64
 	initFree []int64
 	running  []runEntry
+	// lent is the quota lent out, per dimension, that holders return;
+	// nil when nothing is lent.
+	lent    []int64
+	holders []runEntry
 
 	entries  []entry
 	shapes   []shape
@@ -171,6 +175,48 @@ func (s *scene) addRunning(run Running) {
 		maxExec:  sanitizeBound(run.MaxExecutionSeconds),
 		priority: run.Priority,
 	})
+}
+
+// addLent takes the lent quota out of the free capacity, and records
+// whose ends return it (see Queue.Lent). Dimensions outside the capacity
+// and non-positive amounts are ignored.
+func (s *scene) addLent(lent capacity.Quantities, holders []Running) {
+	var any bool
+	for k, q := range lent {
+		if q <= 0 {
+			continue
+		}
+		d, ok := s.dim(k)
+		if !ok || d < 0 {
+			continue
+		}
+		if s.lent == nil {
+			s.lent = make([]int64, s.dims)
+		}
+		s.lent[d] = satAdd(s.lent[d], q)
+		s.initFree[d] = satSub(s.initFree[d], q)
+		any = true
+	}
+	if !any {
+		return
+	}
+	for _, h := range holders {
+		start := len(s.vecs)
+		id := int32(start / max(s.dims, 1))
+		s.vecs = append(s.vecs, make([]int64, s.dims)...)
+		v := s.vecs[start:]
+		for k, q := range h.Usage {
+			if d, ok := s.dim(k); ok && d >= 0 && q > 0 {
+				v[d] = q
+			}
+		}
+		s.holders = append(s.holders, runEntry{
+			vec:      id,
+			age:      sanitizeAge(h.AgeSeconds),
+			maxExec:  sanitizeBound(h.MaxExecutionSeconds),
+			priority: h.Priority,
+		})
+	}
 }
 
 // dense writes q as a vector into out (len dims) and reports whether it can

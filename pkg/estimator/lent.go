@@ -1,0 +1,138 @@
+package estimator
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/resources"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+)
+
+// maxLentHolders bounds the workloads whose ends a roll watches for a
+// ClusterQueue's lent quota to come back.
+const maxLentHolders = 256
+
+// lentQuota is the quota of a ClusterQueue that other ClusterQueues of its
+// cohort hold now, per flavor-resource: its nominal quota less its own
+// usage less what Kueue says is available to it, where that is positive.
+// Nothing for a ClusterQueue without a cohort or with unlimited quota.
+func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
+	if !cqs.HasParent() {
+		return nil
+	}
+	var out capacity.Quantities
+	for _, rg := range cqs.ResourceGroups {
+		for _, f := range rg.Flavors {
+			for r := range rg.CoveredResources {
+				fr := resources.FlavorResource{Flavor: f, Resource: r}
+				nominal := cqs.QuotaFor(fr).Nominal.Int64()
+				if nominal == capacity.Unlimited {
+					continue
+				}
+				lent := nominal - cqs.ResourceNode.Usage[fr].Int64() - cqs.Available(fr).Int64()
+				if lent <= 0 {
+					continue
+				}
+				if out == nil {
+					out = make(capacity.Quantities)
+				}
+				out[capacity.FlavorResource{Flavor: string(f), Resource: string(r)}] = lent
+			}
+		}
+	}
+	return out
+}
+
+// reclaim says which lent holders a ClusterQueue takes its quota back from
+// by preemption (spec.preemption.reclaimWithinCohort), and how long that
+// takes.
+type reclaim struct {
+	policy kueue.PreemptionPolicy
+	// below is the priority a holder must be under for LowerPriority: the
+	// highest priority of the ClusterQueue's quotable pending workloads.
+	below int32
+	// delaySeconds is from now to the quota's return.
+	delaySeconds float64
+}
+
+func (r reclaim) applies(priority int32) bool {
+	switch r.policy {
+	case kueue.PreemptionPolicyAny:
+		return true
+	case kueue.PreemptionPolicyLowerPriority:
+		return priority < r.below
+	}
+	return false
+}
+
+// lentHolders returns the running workloads whose ends return lent quota:
+// those of the ClusterQueues of the cohort tree that borrow in a
+// flavor-resource lent — Kueue gives quota freed by a borrower to a
+// ClusterQueue within its nominal quota before it lends it again — in
+// ClusterQueue and workload name order, at most maxLentHolders. A holder
+// the ClusterQueue reclaims from ends at most rc.delaySeconds from now.
+func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time, rc reclaim) []forecast.Running {
+	members := cqs.Parent().Root().SubtreeClusterQueues()
+	slices.SortFunc(members, func(a, b *schdcache.ClusterQueueSnapshot) int { return cmp.Compare(a.Name, b.Name) })
+	var out []forecast.Running
+	for _, m := range members {
+		if m.Name == cqs.Name || !borrowsAny(m, lent) {
+			continue
+		}
+		keys := make([]workload.Reference, 0, len(m.Workloads))
+		for k := range m.Workloads {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if len(out) == maxLentHolders {
+				return out
+			}
+			info := m.Workloads[k]
+			h := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
+			if at, ok := admissionTime(info.Obj); ok {
+				h.AgeSeconds = max(now.Sub(at).Seconds(), 0)
+			}
+			if rc.applies(h.Priority) {
+				bound := h.AgeSeconds + rc.delaySeconds
+				if h.MaxExecutionSeconds <= 0 || bound < h.MaxExecutionSeconds {
+					h.MaxExecutionSeconds = bound
+				}
+			}
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// borrowsAny reports whether a ClusterQueue uses more than its nominal
+// quota in some flavor-resource of lent.
+func borrowsAny(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities) bool {
+	for fr := range lent {
+		if cqs.Borrowing(resources.FlavorResource{Flavor: kueue.ResourceFlavorReference(fr.Flavor), Resource: corev1.ResourceName(fr.Resource)}) {
+			return true
+		}
+	}
+	return false
+}
+
+// highestQuotablePriority is the highest priority of the quotable pending
+// workloads (math.MinInt32 when there is none).
+func highestQuotablePriority(pending []forecast.Pending) int32 {
+	out := int32(math.MinInt32)
+	for _, p := range pending {
+		if p.Quotable {
+			out = max(out, p.Priority)
+		}
+	}
+	return out
+}

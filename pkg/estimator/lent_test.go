@@ -1,0 +1,95 @@
+package estimator
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+// lendingObjects is a cohort of two 2-CPU ClusterQueues: "borrower" runs
+// runningCPU worth of 500m workloads (so borrows beyond 2 CPU from
+// "lender"), and "lender" has one 500m workload pending.
+func lendingObjects(runningCPU int, reclaim kueue.PreemptionPolicy) envObjects {
+	lender := cpuQueue("lender", "2")
+	lender.Spec.CohortName = "shared"
+	if reclaim != "" {
+		lender.Spec.Preemption = &kueue.ClusterQueuePreemption{ReclaimWithinCohort: reclaim}
+	}
+	borrower := cpuQueue("borrower", "2")
+	borrower.Spec.CohortName = "shared"
+	objs := envObjects{
+		flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+		cohorts: []*kueue.Cohort{utiltestingapi.MakeCohort("shared").Obj()},
+		cqs:     []*kueue.ClusterQueue{lender, borrower},
+		lqs:     []*kueue.LocalQueue{utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("lender").Obj()},
+		pending: []*kueue.Workload{pendingWorkload("l0", "500m", t0.Add(-time.Second))},
+	}
+	for i := range 2 * runningCPU {
+		objs.running = append(objs.running, runningWorkload(fmt.Sprintf("b%d", i), "borrower", "500m", t0.Add(-time.Second)))
+	}
+	return objs
+}
+
+func TestLentQuota(t *testing.T) {
+	cases := map[string]struct {
+		runningCPU int
+		want       capacity.Quantities
+	}{
+		"the borrower holds both lent CPUs": {runningCPU: 4, want: capacity.Quantities{{Flavor: "default", Resource: "cpu"}: 2000}},
+		"one of them":                       {runningCPU: 3, want: capacity.Quantities{{Flavor: "default", Resource: "cpu"}: 1000}},
+		"nothing borrowed, nothing lent":    {runningCPU: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env := newTestEnv(t, lendingObjects(tc.runningCPU, ""))
+			snap, err := env.cache.Snapshot(env.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, lentQuota(snap.ClusterQueue("lender"))); diff != "" {
+				t.Errorf("lent quota (-want,+got):\n%s", diff)
+			}
+			if got := lentQuota(snap.ClusterQueue("borrower")); got != nil {
+				t.Errorf("the borrower's lent quota = %v, want none", got)
+			}
+		})
+	}
+}
+
+// A lender whose 2 CPU a borrower holds waits for the borrower's workloads
+// to end (the first of 8 ends in about 20 s / 8 with the 20 s prior), not
+// zero as when its nominal quota was taken as free; with
+// reclaimWithinCohort: Any it takes the quota back by preemption at once
+// (no preemption delay or admission latency measured yet).
+func TestLenderWaitsForItsLentQuota(t *testing.T) {
+	wait := func(t *testing.T, reclaim kueue.PreemptionPolicy) time.Duration {
+		env := newTestEnv(t, lendingObjects(4, reclaim))
+		e := env.estimator(t, WithPriorMeanService(20*time.Second))
+		e.markWarmed()
+		h := e.ClusterQueueEventHandler()
+		for _, cq := range lendingObjects(4, reclaim).cqs {
+			h.OnAdd(cq, true)
+		}
+		e.Refresh(env.ctx)
+		est, ok := e.Results().Workload(workload.NewReference("ns", "l0"))
+		if !ok || !est.HasWait {
+			t.Fatalf("no wait for l0: %+v", est)
+		}
+		return est.ExpectedWait
+	}
+	never := wait(t, "")
+	if never < time.Second || never > 8*time.Second {
+		t.Errorf("lender without reclaim waits %v; want 1–8 s (the first of 8 borrowed workloads to end, 2.5 s on average)", never)
+	}
+	if any := wait(t, kueue.PreemptionPolicyAny); any > never/4 {
+		t.Errorf("lender that reclaims waits %v; want at most a quarter of %v, its wait without reclaim", any, never)
+	}
+}
