@@ -777,6 +777,21 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	}
 }
 
+// TestReclaimDoesNotMeasureAPreemptionDelay: a workload preempted by
+// another ClusterQueue's reclaim says nothing about how long this
+// ClusterQueue's preemptors wait: its next admission is no preemptor's.
+func TestReclaimDoesNotMeasureAPreemptionDelay(t *testing.T) {
+	env, e := warmPaperEstimator(t)
+	e.Refresh(env.ctx)
+	preemptThenAdmitFor(env, e, kueue.InCohortReclamationReason)
+	e.mu.Lock()
+	v := e.perQueue["cq"].view()
+	e.mu.Unlock()
+	if v.preemptionDelay != 0 {
+		t.Errorf("preemption delay after a reclaim = %v s, want none measured (0)", v.preemptionDelay)
+	}
+}
+
 // warmPaperEstimator is an estimator of paperObjects, warm-started from an
 // empty list, as the tests of its measured delays use it.
 func warmPaperEstimator(t *testing.T) (*testEnv, *Estimator) {
@@ -793,11 +808,19 @@ func warmPaperEstimator(t *testing.T) (*testEnv, *Estimator) {
 // preemption 9 s from now, and the scheduler admit a2 3 s after that: a
 // preemption delay of 3 s as measured from the eviction's sighting.
 func preemptThenAdmit(env *testEnv, e *Estimator) {
+	preemptThenAdmitFor(env, e, kueue.InClusterQueueReason)
+}
+
+// preemptThenAdmitFor is preemptThenAdmit with the Preempted condition's
+// reason given.
+func preemptThenAdmitFor(env *testEnv, e *Estimator, reason string) {
 	env.clock.Step(9 * time.Second)
 	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
 	preempted := victim.DeepCopy()
 	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
 		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
+	}, metav1.Condition{
+		Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: metav1.NewTime(env.clock.Now()),
 	})
 	e.WorkloadEventHandler().OnUpdate(victim, preempted)
 	env.clock.Step(3 * time.Second)

@@ -236,9 +236,12 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.preemptions.ObserveAt(evictedAt)
 			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
-			// The next admission is the preemptor's: its delay is measured
-			// apart from the admission latency after completions.
-			if s.preemptedAt.IsZero() {
+			// The next admission is the preemptor's when it is of this
+			// ClusterQueue: its delay is measured apart from the
+			// admission latency after completions. A victim of a reclaim
+			// or of fair sharing was preempted by another ClusterQueue's
+			// workload, and this one's next admission may come much later.
+			if s.preemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
 				s.preemptedAt = now
 			}
 		} else if s.pending > 0 && s.freedAt.IsZero() {
@@ -523,6 +526,14 @@ func serviceSpan(before, after *kueue.Workload) (stats.Span, bool) {
 
 func isFinished(wl *kueue.Workload) bool {
 	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished)
+}
+
+// preemptedInClusterQueue reports whether a workload's Preempted condition
+// says that a workload of its own ClusterQueue preempted it (Kueue sets it
+// with the eviction, in the same update).
+func preemptedInClusterQueue(wl *kueue.Workload) bool {
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.InClusterQueueReason
 }
 
 func isEvictedByPreemption(wl *kueue.Workload) bool {
