@@ -2,7 +2,6 @@ package estimator
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"time"
 
@@ -52,35 +51,12 @@ func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 	return out
 }
 
-// reclaim says which lent holders a ClusterQueue takes its quota back from
-// by preemption (spec.preemption.reclaimWithinCohort), and how long that
-// takes.
-type reclaim struct {
-	policy kueue.PreemptionPolicy
-	// below is the priority a holder must be under for LowerPriority: the
-	// highest priority of the ClusterQueue's quotable pending workloads.
-	below int32
-	// delaySeconds is from now to the quota's return.
-	delaySeconds float64
-}
-
-func (r reclaim) applies(priority int32) bool {
-	switch r.policy {
-	case kueue.PreemptionPolicyAny:
-		return true
-	case kueue.PreemptionPolicyLowerPriority:
-		return priority < r.below
-	}
-	return false
-}
-
 // lentHolders returns the running workloads whose ends return lent quota:
 // those of the ClusterQueues of the cohort tree that borrow in a
 // flavor-resource lent — Kueue gives quota freed by a borrower to a
 // ClusterQueue within its nominal quota before it lends it again — in
-// ClusterQueue and workload name order, at most maxLentHolders. A holder
-// the ClusterQueue reclaims from ends at most rc.delaySeconds from now.
-func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time, rc reclaim) []forecast.Running {
+// ClusterQueue and workload name order, at most maxLentHolders.
+func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) []forecast.Running {
 	members := cqs.Parent().Root().SubtreeClusterQueues()
 	slices.SortFunc(members, func(a, b *schdcache.ClusterQueueSnapshot) int { return cmp.Compare(a.Name, b.Name) })
 	var out []forecast.Running
@@ -102,12 +78,6 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 			if at, ok := admissionTime(info.Obj); ok {
 				h.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 			}
-			if rc.applies(h.Priority) {
-				bound := h.AgeSeconds + rc.delaySeconds
-				if h.MaxExecutionSeconds <= 0 || bound < h.MaxExecutionSeconds {
-					h.MaxExecutionSeconds = bound
-				}
-			}
 			out = append(out, h)
 		}
 	}
@@ -123,16 +93,4 @@ func borrowsAny(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities) b
 		}
 	}
 	return false
-}
-
-// highestQuotablePriority is the highest priority of the quotable pending
-// workloads (math.MinInt32 when there is none).
-func highestQuotablePriority(pending []forecast.Pending) int32 {
-	out := int32(math.MinInt32)
-	for _, p := range pending {
-		if p.Quotable {
-			out = max(out, p.Priority)
-		}
-	}
-	return out
 }
