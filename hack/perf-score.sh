@@ -10,6 +10,12 @@
 #   --scrape-interval D  the runner's --metricsScrapeInterval (default 10s)
 #   --min-scored N       fail unless score counts at least N workloads scored
 #                        over all ClusterQueues (default 1)
+#   --min-forecasts N    fail unless the forecast answered at least N of them
+#                        (default 0)
+#   --max-forecast-mae S fail if the forecast's MAE over all ClusterQueues is
+#                        above S seconds (default: no bound); the harness's
+#                        waits are seconds to a minute, so a bound of minutes
+#                        catches forecasts of hours or days
 # Environment: PERF_OUT (default _output/perf-score), KUBEBUILDER_ASSETS.
 # Output: $PERF_OUT/harness (the runner's artifacts, metricsDump.tgz among
 #   them), $PERF_OUT/score.txt and score.json; the table on stdout.
@@ -19,6 +25,8 @@ source "$(dirname "$0")/lib.sh"
 SCALE=5
 SCRAPE=10s
 MIN_SCORED=1
+MIN_FORECASTS=0
+MAX_FORECAST_MAE=
 OUT=${PERF_OUT:-${ROOT}/_output/perf-score}
 TREE=${KUEUE_DIR}
 export KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS:-${ROOT}/bin/k8s/1.36.0}
@@ -28,6 +36,8 @@ while [[ $# -gt 0 ]]; do
     --scale) SCALE=$2; shift 2 ;;
     --scrape-interval) SCRAPE=$2; shift 2 ;;
     --min-scored) MIN_SCORED=$2; shift 2 ;;
+    --min-forecasts) MIN_FORECASTS=$2; shift 2 ;;
+    --max-forecast-mae) MAX_FORECAST_MAE=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "perf-score: unknown flag $1" ;;
     *) TREE=$1; shift ;;
@@ -35,6 +45,9 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "${SCALE}" =~ ^[1-9][0-9]*$ ]] || die "perf-score: --scale must be a positive integer"
 [[ "${MIN_SCORED}" =~ ^[0-9]+$ ]] || die "perf-score: --min-scored must be a non-negative integer"
+[[ "${MIN_FORECASTS}" =~ ^[0-9]+$ ]] || die "perf-score: --min-forecasts must be a non-negative integer"
+[[ -z "${MAX_FORECAST_MAE}" || "${MAX_FORECAST_MAE}" =~ ^[0-9]+$ ]] \
+  || die "perf-score: --max-forecast-mae must be a whole number of seconds"
 [[ -f "${TREE}/go.mod" ]] && grep -q '^module sigs.k8s.io/kueue$' "${TREE}/go.mod" \
   || die "perf-score: ${TREE} is not a Kueue tree (run make patch)"
 TREE=$(cd "${TREE}" && pwd -P)
@@ -75,4 +88,18 @@ log "harness done; scoring ${H}/metricsDump.tgz"
 scored=$(awk '/^  "pooled": \{/ { p = 1 } p && /"scored":/ { gsub(/[^0-9]/, ""); print; exit }' "${OUT}/score.json")
 [[ -n "${scored}" ]] || die "perf-score: no pooled row in ${OUT}/score.json"
 (( scored >= MIN_SCORED )) || die "perf-score: score counted ${scored} workloads scored, fewer than --min-scored ${MIN_SCORED}"
-log "done: ${scored} workloads scored; ${OUT}/score.txt, ${OUT}/score.json"
+# The pooled forecast row: its n (answers) and its MAE in seconds.
+read -r forecasts forecast_mae < <(awk '
+  /^  "pooled": \{/ { p = 1 }
+  p && /^      "forecast": \{/ { f = 1 }
+  f && /"n":/ { gsub(/[^0-9]/, ""); n = $0 }
+  f && /"mae":/ { gsub(/[",]/, ""); print n, ($2 == "null" ? "none" : $2); exit }
+  f && /^      \}/ { print n, "none"; exit }' "${OUT}/score.json")
+[[ -n "${forecasts:-}" ]] || die "perf-score: no pooled forecast row in ${OUT}/score.json"
+(( forecasts >= MIN_FORECASTS )) \
+  || die "perf-score: the forecast answered ${forecasts} of ${scored} scored workloads, fewer than --min-forecasts ${MIN_FORECASTS}"
+if [[ -n "${MAX_FORECAST_MAE}" && "${forecast_mae}" != none ]]; then
+  awk -v m="${forecast_mae}" -v b="${MAX_FORECAST_MAE}" 'BEGIN { exit !(m <= b) }' \
+    || die "perf-score: the forecast's MAE is ${forecast_mae} s, above --max-forecast-mae ${MAX_FORECAST_MAE}"
+fi
+log "done: ${scored} workloads scored, ${forecasts} with a forecast (MAE ${forecast_mae} s); ${OUT}/score.txt, ${OUT}/score.json"
