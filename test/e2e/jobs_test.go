@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -333,15 +334,19 @@ func TestGPUJobRunsOnAGPUNode(t *testing.T) {
 	defer cancel()
 	const ns = "team-gpu"
 	cpuTenant(ctx, t, ns, "4")
-	var cq kueue.ClusterQueue
-	if err := cl.Client.Get(ctx, client.ObjectKey{Name: ns}, &cq); err != nil {
-		t.Fatal(err)
-	}
-	cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, kueue.ResourceGroup{
-		CoveredResources: []corev1.ResourceName{cluster.GPUResource},
-		Flavors:          []kueue.FlavorQuotas{*utiltestingapi.MakeFlavorQuotas(gpuFlavor).Resource(cluster.GPUResource, "2").Obj()},
-	})
-	if err := cl.Client.Update(ctx, &cq); err != nil {
+	// Kueue's controller writes the new ClusterQueue too (finalizer,
+	// status): a stale read conflicts, so read and update again.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var cq kueue.ClusterQueue
+		if err := cl.Client.Get(ctx, client.ObjectKey{Name: ns}, &cq); err != nil {
+			return err
+		}
+		cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, kueue.ResourceGroup{
+			CoveredResources: []corev1.ResourceName{cluster.GPUResource},
+			Flavors:          []kueue.FlavorQuotas{*utiltestingapi.MakeFlavorQuotas(gpuFlavor).Resource(cluster.GPUResource, "2").Obj()},
+		})
+		return cl.Client.Update(ctx, &cq)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	user, _, _ := researcher(ctx, t, "bob", ns)
