@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -17,8 +18,9 @@ import (
 )
 
 // maxLentHolders bounds the workloads whose ends a roll watches for a
-// ClusterQueue's lent quota to come back.
-const maxLentHolders = 256
+// ClusterQueue's lent quota to come back, once their usage covers it: the
+// what-if record keeps them until the next refresh, for every lender.
+const maxLentHolders = 64
 
 // lentQuota is the quota of a ClusterQueue that other ClusterQueues of its
 // cohort hold now, per flavor-resource: its nominal quota less its own
@@ -55,11 +57,22 @@ func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 // those of the ClusterQueues of the cohort tree that borrow in a
 // flavor-resource lent — Kueue gives quota freed by a borrower to a
 // ClusterQueue within its nominal quota before it lends it again — in
-// ClusterQueue and workload name order, at most maxLentHolders.
+// ClusterQueue and workload name order: maxLentHolders of them, or more
+// until their usage covers every flavor-resource lent (with less, some of
+// the lent quota would never come back in the roll).
 func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) []forecast.Running {
 	members := cqs.Parent().Root().SubtreeClusterQueues()
 	slices.SortFunc(members, func(a, b *schdcache.ClusterQueueSnapshot) int { return cmp.Compare(a.Name, b.Name) })
 	var out []forecast.Running
+	uncovered := maps.Clone(lent)
+	covered := func() bool {
+		for _, q := range uncovered {
+			if q > 0 {
+				return false
+			}
+		}
+		return true
+	}
 	for _, m := range members {
 		if m.Name == cqs.Name || !borrowsAny(m, lent) {
 			continue
@@ -70,11 +83,16 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if len(out) == maxLentHolders {
+			if len(out) >= maxLentHolders && covered() {
 				return out
 			}
 			info := m.Workloads[k]
 			h := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
+			for fr, q := range h.Usage {
+				if _, ok := uncovered[fr]; ok {
+					uncovered[fr] -= q
+				}
+			}
 			if at, ok := admissionTime(info.Obj); ok {
 				h.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 			}

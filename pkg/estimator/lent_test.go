@@ -18,6 +18,12 @@ import (
 // runningCPU worth of 500m workloads (so borrows beyond 2 CPU from
 // "lender"), and "lender" has one 500m workload pending.
 func lendingObjects(runningCPU int, reclaim kueue.PreemptionPolicy) envObjects {
+	return lendingObjectsOf(2*runningCPU, "500m", reclaim)
+}
+
+// lendingObjectsOf is lendingObjects with the borrower running n workloads
+// of the given CPU each.
+func lendingObjectsOf(n int, cpu string, reclaim kueue.PreemptionPolicy) envObjects {
 	lender := cpuQueue("lender", "2")
 	lender.Spec.CohortName = "shared"
 	if reclaim != "" {
@@ -32,8 +38,8 @@ func lendingObjects(runningCPU int, reclaim kueue.PreemptionPolicy) envObjects {
 		lqs:     []*kueue.LocalQueue{utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("lender").Obj()},
 		pending: []*kueue.Workload{pendingWorkload("l0", "500m", t0.Add(-time.Second))},
 	}
-	for i := range 2 * runningCPU {
-		objs.running = append(objs.running, runningWorkload(fmt.Sprintf("b%d", i), "borrower", "500m", t0.Add(-time.Second)))
+	for i := range n {
+		objs.running = append(objs.running, runningWorkload(fmt.Sprintf("b%03d", i), "borrower", cpu, t0.Add(-time.Second)))
 	}
 	return objs
 }
@@ -91,5 +97,41 @@ func TestLenderWaitsForItsLentQuota(t *testing.T) {
 	}
 	if any := wait(t, kueue.PreemptionPolicyAny); any != 0 {
 		t.Errorf("lender that reclaims waits %v; want 0 (no admission latency measured yet)", any)
+	}
+}
+
+// The holders of lent quota are maxLentHolders of the borrowers' workloads,
+// or more until their usage covers what is lent: 2 CPU lent to 160
+// workloads of 25m take 80 of them.
+func TestLentHoldersCoverTheLentQuota(t *testing.T) {
+	cases := map[string]struct {
+		n    int
+		cpu  string
+		want int
+	}{
+		"the cap covers it": {n: 8, cpu: "500m", want: 8},
+		"beyond the cap":    {n: 160, cpu: "25m", want: 80},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env := newTestEnv(t, lendingObjectsOf(tc.n, tc.cpu, ""))
+			snap, err := env.cache.Snapshot(env.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lender := snap.ClusterQueue("lender")
+			lent := lentQuota(lender)
+			holders := lentHolders(lender, lent, t0)
+			if len(holders) != tc.want {
+				t.Errorf("%d holders, want %d", len(holders), tc.want)
+			}
+			var held int64
+			for _, h := range holders {
+				held += h.Usage[capacity.FlavorResource{Flavor: "default", Resource: "cpu"}]
+			}
+			if want := lent[capacity.FlavorResource{Flavor: "default", Resource: "cpu"}]; held < want {
+				t.Errorf("holders hold %dm, less than the %dm lent", held, want)
+			}
+		})
 	}
 }
