@@ -118,55 +118,22 @@ func TestArrivalShapesPreferPendingWorkloads(t *testing.T) {
 	}
 }
 
-// Higher-priority work that keeps arriving passes a low-priority workload:
-// its forecast is longer than with the same arrivals at its own priority.
-func TestLowPriorityForecastCountsHigherPriorityArrivals(t *testing.T) {
-	wait := func(t *testing.T, arrivingPriority int32) time.Duration {
-		objs := paperObjects()
-		objs.pending = objs.pending[:3] // p0, p1, p2 at priority 0
-		// A running workload of priority 100 shows that priority's demand.
-		objs.running[0].Spec.Priority = ptr.To[int32](100)
-		env := newTestEnv(t, objs)
-		e := env.estimator(t, WithPriorMeanService(20*time.Second))
-		e.markWarmed()
-		// One arrival every 10 s for five minutes: 0.1/s, half of the
-		// queue's service capacity (4 servers, 20 s each).
-		for i := range 30 {
-			env.clock.Step(10 * time.Second)
-			w := pendingWorkload(fmt.Sprintf("arrival-%d", i), "500m", env.clock.Now())
-			w.Spec.Priority = ptr.To(arrivingPriority)
-			e.WorkloadEventHandler().OnAdd(w, false)
-		}
-		e.Refresh(env.ctx)
-		est, ok := e.Results().Workload(workload.Key(objs.pending[2]))
-		if !ok || !est.HasWait {
-			t.Fatalf("no wait for p2: %+v", est)
-		}
-		return est.ExpectedWait
-	}
-	same, higher := wait(t, 0), wait(t, 100)
-	if higher < same*6/5 {
-		t.Errorf("p2's expected wait is %v with higher-priority arrivals, %v with arrivals of its own priority: want at least 20%% longer", higher, same)
-	}
-}
-
-// A burst of higher-priority arrivals five times the queue's capacity,
-// measured for 30 s, is extrapolated for about 30 s more: the low-priority
-// workload waits for the burst, not until the horizon (a week), as it did
-// when the rate was extrapolated for the whole horizon.
-func TestHigherPriorityBurstIsExtrapolatedForAsLongAsItWasMeasured(t *testing.T) {
+// p2AfterArrivals is p2's estimate in paperObjects (p0, p1, p2 pending at
+// priority 0; a running workload of priority 100 shows that priority's
+// demand; the 20 s prior) after 30 arrivals of 500m at the given priority,
+// one every gap, and a refresh.
+func p2AfterArrivals(t *testing.T, priority int32, gap time.Duration) WorkloadEstimate {
+	t.Helper()
 	objs := paperObjects()
-	objs.pending = objs.pending[:3] // p0, p1, p2 at priority 0
+	objs.pending = objs.pending[:3]
 	objs.running[0].Spec.Priority = ptr.To[int32](100)
 	env := newTestEnv(t, objs)
 	e := env.estimator(t, WithPriorMeanService(20*time.Second))
 	e.markWarmed()
-	// One arrival a second for 30 s: 1/s against a capacity of 0.2/s
-	// (4 servers, 20 s each).
 	for i := range 30 {
-		env.clock.Step(time.Second)
-		w := pendingWorkload(fmt.Sprintf("burst-%d", i), "500m", env.clock.Now())
-		w.Spec.Priority = ptr.To[int32](100)
+		env.clock.Step(gap)
+		w := pendingWorkload(fmt.Sprintf("arrival-%d", i), "500m", env.clock.Now())
+		w.Spec.Priority = ptr.To(priority)
 		e.WorkloadEventHandler().OnAdd(w, false)
 	}
 	e.Refresh(env.ctx)
@@ -174,6 +141,28 @@ func TestHigherPriorityBurstIsExtrapolatedForAsLongAsItWasMeasured(t *testing.T)
 	if !ok || !est.HasWait {
 		t.Fatalf("no wait for p2: %+v", est)
 	}
+	return est
+}
+
+// Higher-priority work that keeps arriving passes a low-priority workload:
+// its forecast is longer than with the same arrivals at its own priority.
+// One arrival every 10 s for five minutes: 0.1/s, half of the queue's
+// service capacity (4 servers, 20 s each).
+func TestLowPriorityForecastCountsHigherPriorityArrivals(t *testing.T) {
+	same := p2AfterArrivals(t, 0, 10*time.Second).ExpectedWait
+	higher := p2AfterArrivals(t, 100, 10*time.Second).ExpectedWait
+	if higher < same*6/5 {
+		t.Errorf("p2's expected wait is %v with higher-priority arrivals, %v with arrivals of its own priority: want at least 20%% longer", higher, same)
+	}
+}
+
+// A burst of higher-priority arrivals five times the queue's capacity
+// (one a second against 0.2/s), measured for 30 s, is extrapolated for
+// about 30 s more: the low-priority workload waits for the burst, not until
+// the horizon (a week), as it did when the rate was extrapolated for the
+// whole horizon.
+func TestHigherPriorityBurstIsExtrapolatedForAsLongAsItWasMeasured(t *testing.T) {
+	est := p2AfterArrivals(t, 100, time.Second)
 	// The 30 pending burst workloads alone hold it back 30·20/4 = 150 s;
 	// about 30 more arrive in the next 30 s, another 150 s.
 	if est.BeyondHorizon || est.ExpectedWait < 150*time.Second || est.ExpectedWait > 20*time.Minute {
