@@ -66,10 +66,18 @@ func quotaOf(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResource) c
 	if q.Nominal == capacity.Unlimited || q.Borrowable == capacity.Unlimited {
 		q.ExpectedBorrowable = q.Borrowable
 	} else {
-		now := cqs.ResourceNode.Usage[fr].Int64() + cqs.Available(fr).Int64() - nominal
-		q.ExpectedBorrowable = min(max(now, 0), q.Borrowable)
+		q.ExpectedBorrowable = min(max(beyondNominal(cqs, fr), 0), q.Borrowable)
 	}
 	return q
+}
+
+// beyondNominal is what a ClusterQueue could hold now in one
+// flavor-resource beyond its nominal quota: its usage plus what Kueue says
+// is available to it, less nominal. Positive, it could borrow that much at
+// this instant; negative, that much of its nominal quota is lent out and
+// held by other ClusterQueues of its cohort.
+func beyondNominal(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResource) int64 {
+	return cqs.ResourceNode.Usage[fr].Int64() + cqs.Available(fr).Int64() - cqs.QuotaFor(fr).Nominal.Int64()
 }
 
 // workloadDemand converts a workload's pod sets to the pure model. Kueue's

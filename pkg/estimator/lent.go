@@ -23,8 +23,8 @@ import (
 const maxLentHolders = 64
 
 // lentQuota is the quota of a ClusterQueue that other ClusterQueues of its
-// cohort hold now, per flavor-resource: its nominal quota less its own
-// usage less what Kueue says is available to it, where that is positive.
+// cohort hold now, per flavor-resource: −beyondNominal, where that is
+// positive.
 // Nothing for a ClusterQueue without a cohort or with unlimited quota.
 func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 	if !cqs.HasParent() {
@@ -35,11 +35,10 @@ func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 		for _, f := range rg.Flavors {
 			for r := range rg.CoveredResources {
 				fr := resources.FlavorResource{Flavor: f, Resource: r}
-				nominal := cqs.QuotaFor(fr).Nominal.Int64()
-				if nominal == capacity.Unlimited {
+				if cqs.QuotaFor(fr).Nominal.Int64() == capacity.Unlimited {
 					continue
 				}
-				lent := nominal - cqs.ResourceNode.Usage[fr].Int64() - cqs.Available(fr).Int64()
+				lent := -beyondNominal(cqs, fr)
 				if lent <= 0 {
 					continue
 				}

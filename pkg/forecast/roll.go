@@ -200,25 +200,12 @@ func (ro *roller) replica(rep int) {
 		ro.svc = &ro.bootModel
 	}
 	for i, run := range s.running {
-		var res float64
-		switch {
-		case run.maxExec > 0 && run.age >= run.maxExec:
-			res = 0
-		case run.maxExec > 0:
-			res = ro.clean(ro.serviceOf(run.priority).Residual(run.age, ro.rng), run.maxExec-run.age)
-		default:
-			res = ro.clean(ro.serviceOf(run.priority).Residual(run.age, ro.rng), 0)
-		}
-		ro.heap = append(ro.heap, event{t: res, vec: run.vec, rec: int32(i)})
+		ro.heap = append(ro.heap, event{t: ro.residual(run, ro.serviceOf(run.priority)), vec: run.vec, rec: int32(i)})
 	}
 	if ro.lentLeft != nil {
 		copy(ro.lentLeft, s.lent)
 		for _, h := range s.holders {
-			res := ro.clean(ro.svc.Residual(h.age, ro.rng), 0)
-			if h.maxExec > 0 {
-				res = min(res, max(h.maxExec-h.age, 0))
-			}
-			ro.heap = append(ro.heap, event{t: res, vec: h.vec, rec: lentReturn})
+			ro.heap = append(ro.heap, event{t: ro.residual(h, ro.svc), vec: h.vec, rec: lentReturn})
 		}
 	}
 	if ro.pre != nil {
@@ -363,6 +350,19 @@ loop:
 	ro.lo[rep], ro.hi[rep] = lo, hi
 	if ro.trackLateness && admitted == m {
 		ro.addLateness(rep)
+	}
+}
+
+// residual draws the remaining service of a running workload from its law,
+// bounded by what its maximum execution time leaves (0 once past it).
+func (ro *roller) residual(run runEntry, law ServiceModel) float64 {
+	switch {
+	case run.maxExec > 0 && run.age >= run.maxExec:
+		return 0
+	case run.maxExec > 0:
+		return ro.clean(law.Residual(run.age, ro.rng), run.maxExec-run.age)
+	default:
+		return ro.clean(law.Residual(run.age, ro.rng), 0)
 	}
 }
 
