@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/sets"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/features"
@@ -29,6 +30,19 @@ import (
 // the scheduling path, and owns it.
 type SnapshotSource interface {
 	Snapshot(ctx context.Context, options ...schdcache.SnapshotOption) (*schdcache.Snapshot, error)
+}
+
+// treeSnapshotSource is a SnapshotSource that can also list its active
+// ClusterQueues without copying them and snapshot the cohort trees of some
+// alone, without what only the scheduler reads (TAS). Kueue's
+// *schdcache.Cache implements it with the patch series ("cache/scheduler:
+// snapshot only the cohort trees of some ClusterQueues"): a refresh then
+// copies, under the cache's read lock, only the ClusterQueues it
+// recomputes. With a source that does not, every refresh takes a whole
+// Snapshot.
+type treeSnapshotSource interface {
+	VisitClusterQueues(visit func(cq kueue.ClusterQueueReference, root kueue.CohortReference, allocatableResourceGeneration int64))
+	SnapshotClusterQueueTrees(ctx context.Context, clusterQueues sets.Set[kueue.ClusterQueueReference]) (*schdcache.Snapshot, error)
 }
 
 // QueueSource is the part of Kueue's queue manager (*qcache.Manager) the
@@ -563,15 +577,13 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 			e.markAllChanged()
 		}
 	}()
-	snap, err := e.snapshots.Snapshot(ctx)
+	prev := e.Results()
+	cqs, places, recompute, err := e.snapshotToRecompute(ctx, start, prev, changed, all || changedAll)
 	if err != nil {
 		e.opts.log.V(4).Info("Wait time estimator could not take a snapshot", "err", err)
 		return
 	}
-	prev := e.Results()
-	cqs := snap.ClusterQueues()
-	recompute := recomputeSet(start, cqs, prev, changed, all || changedAll, e.opts.maxStaleness)
-	next, outputs := nextResults(start, prev, cqs, recompute)
+	next, outputs := nextResults(start, prev, places, recompute)
 	ledger := &ledgerWriter{e: e}
 	for name, out := range outputs {
 		e.refreshQueue(start, cqs[name], out, ledger)
@@ -641,6 +653,81 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 	}
 }
 
+// queuePlace is what decides, beside events and time, whether a refresh
+// recomputes a ClusterQueue: the root of its cohort tree (empty without a
+// cohort) and its AllocatableResourceGeneration.
+type queuePlace struct {
+	root       kueue.CohortReference
+	generation int64
+}
+
+// placesOf returns the place of every ClusterQueue of a snapshot.
+func placesOf(cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot) map[kueue.ClusterQueueReference]queuePlace {
+	places := make(map[kueue.ClusterQueueReference]queuePlace, len(cqs))
+	for name, cqs := range cqs {
+		places[name] = queuePlace{root: rootOf(cqs), generation: cqs.AllocatableResourceGeneration}
+	}
+	return places
+}
+
+// snapshotToRecompute chooses the ClusterQueues a refresh at now recomputes
+// (see recomputeSet) and snapshots them. It returns the snapshot's
+// ClusterQueues (every one of recompute is there), the places of every
+// active ClusterQueue and the recompute set.
+//
+// From a treeSnapshotSource it lists the ClusterQueues first and then
+// snapshots the cohort trees of those to recompute alone. A ClusterQueue
+// listed but missing from that snapshot (deleted or deactivated between
+// the two) is left out of this refresh, as a whole snapshot would leave it
+// out, and marked changed for the next one; one added between them waits
+// for the next refresh, which its event brings.
+func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev *Results, changed map[kueue.ClusterQueueReference]struct{}, all bool) (
+	map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, map[kueue.ClusterQueueReference]queuePlace, map[kueue.ClusterQueueReference]bool, error) {
+	trees, partial := e.snapshots.(treeSnapshotSource)
+	if !partial {
+		snap, err := e.snapshots.Snapshot(ctx)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		places := placesOf(snap.ClusterQueues())
+		return snap.ClusterQueues(), places, recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
+	}
+	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.slotCount())
+	trees.VisitClusterQueues(func(cq kueue.ClusterQueueReference, root kueue.CohortReference, generation int64) {
+		places[cq] = queuePlace{root: root, generation: generation}
+	})
+	recompute := recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
+	if len(recompute) == 0 {
+		return nil, places, recompute, nil
+	}
+	names := make(sets.Set[kueue.ClusterQueueReference], len(recompute))
+	for name := range recompute {
+		names.Insert(name)
+	}
+	snap, err := trees.SnapshotClusterQueueTrees(ctx, names)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cqs := snap.ClusterQueues()
+	var missing []kueue.ClusterQueueReference
+	for name := range recompute {
+		if _, ok := cqs[name]; !ok {
+			missing = append(missing, name)
+			delete(recompute, name)
+			delete(places, name)
+		}
+	}
+	if len(missing) > 0 {
+		defer e.dirty.Store(true)
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for _, name := range missing {
+			e.markChanged(name)
+		}
+	}
+	return cqs, places, recompute, nil
+}
+
 // recomputeSet says which ClusterQueues of a snapshot a refresh at now
 // recomputes: all of them when all is set; otherwise those without
 // published results, those an event changed (changed), those whose
@@ -650,21 +737,21 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 // ClusterQueue) — and, since what a ClusterQueue can borrow depends on the
 // usage of every ClusterQueue of its cohort tree, every ClusterQueue of a
 // tree one of these is or was in, or one that disappeared was in.
-func recomputeSet(now time.Time, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, prev *Results,
+func recomputeSet(now time.Time, places map[kueue.ClusterQueueReference]queuePlace, prev *Results,
 	changed map[kueue.ClusterQueueReference]struct{}, all bool, maxStaleness time.Duration) map[kueue.ClusterQueueReference]bool {
-	out := make(map[kueue.ClusterQueueReference]bool, len(cqs))
+	out := make(map[kueue.ClusterQueueReference]bool, len(places))
 	if all {
-		for name := range cqs {
+		for name := range places {
 			out[name] = true
 		}
 		return out
 	}
 	dirtyRoots := make(map[kueue.CohortReference]bool)
-	for name, cqs := range cqs {
+	for name, place := range places {
 		q := prev.part(name)
 		_, evented := changed[name]
-		root := rootOf(cqs)
-		if q == nil || evented || q.generation != cqs.AllocatableResourceGeneration || q.root != root ||
+		root := place.root
+		if q == nil || evented || q.generation != place.generation || q.root != root ||
 			now.Sub(q.model.At) >= maxStaleness || (!q.firstDue.IsZero() && !now.Before(q.firstDue)) {
 			out[name] = true
 			if root != "" {
@@ -677,17 +764,17 @@ func recomputeSet(now time.Time, cqs map[kueue.ClusterQueueReference]*schdcache.
 	}
 	if prev != nil {
 		for name, slot := range prev.slots {
-			if _, ok := cqs[name]; !ok && prev.queues[slot].root != "" {
+			if _, ok := places[name]; !ok && prev.queues[slot].root != "" {
 				dirtyRoots[prev.queues[slot].root] = true
 			}
 		}
 	}
 	if len(dirtyRoots) > 0 {
-		for name, cqs := range cqs {
+		for name, place := range places {
 			if out[name] {
 				continue
 			}
-			if dirtyRoots[rootOf(cqs)] {
+			if dirtyRoots[place.root] {
 				out[name] = true
 			} else if q := prev.part(name); q != nil && dirtyRoots[q.root] {
 				out[name] = true
@@ -710,7 +797,7 @@ func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
 // same slots, with their index entries; those to be recomputed get empty
 // parts, returned as outputs for refreshQueue to fill. ClusterQueues no
 // longer in cqs are dropped.
-func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot,
+func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReference]queuePlace,
 	recompute map[kueue.ClusterQueueReference]bool) (*Results, map[kueue.ClusterQueueReference]*queueOutput) {
 	next := &Results{at: at}
 	kept := prev != nil && len(prev.slots) == len(cqs)
@@ -777,7 +864,7 @@ func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReferenc
 		maps.DeleteFunc(next.index, func(_ workload.Reference, ref estimateRef) bool { return stale[ref.slot()] })
 	}
 	outputs := make(map[kueue.ClusterQueueReference]*queueOutput, len(recompute))
-	for name, cqs := range cqs {
+	for name, place := range cqs {
 		if !recompute[name] {
 			continue
 		}
@@ -787,7 +874,7 @@ func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReferenc
 			n = q.pendingCount()
 		}
 		q := newQueueResults(n)
-		q.root, q.generation = rootOf(cqs), cqs.AllocatableResourceGeneration
+		q.root, q.generation = place.root, place.generation
 		next.queues[slot] = q
 		outputs[name] = &queueOutput{q: q, slot: slot, index: next.index}
 	}

@@ -14,6 +14,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	testingclock "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -335,12 +336,14 @@ func BenchmarkRefreshMillionPendingThousandClusterQueues(b *testing.B) {
 // the estimator hears of it from the scheduler and the informer) in the
 // refresh loop. Between iterations, untimed, the admission is undone (the
 // workload deleted and created pending again) and refreshed away.
-// max-cache-snapshot-ns is the longest Cache.Snapshot of those refreshes.
+// max-cache-snapshot-ns is the longest call that held the scheduler cache's
+// read lock in those refreshes: Cache.Snapshot, or, where the cache has
+// them (the patched tree), its listing and partial snapshot.
 func BenchmarkRefreshAfterOneAdmission(b *testing.B) {
 	const clusterQueues, pendingPerQueue = 1000, 10
 	c := newBenchCluster(b, clusterQueues, 100, pendingPerQueue)
-	snapshots := &timedSnapshots{SnapshotSource: c.cache}
-	e := c.estimatorReading(b, snapshots, c.queues)
+	source, snapshots := c.timed()
+	e := c.estimatorReading(b, source, c.queues)
 	e.Refresh(c.ctx)
 	snapshots.longest = 0
 	log := logr.Discard()
@@ -377,8 +380,8 @@ func BenchmarkRefreshAfterOneAdmission(b *testing.B) {
 		b.StartTimer()
 		i++
 	}
-	// The longest snapshot of the 1 000 ClusterQueues, held under the
-	// scheduler cache's read lock (see timedSnapshots).
+	// The longest call under the scheduler cache's read lock (see
+	// timedSnapshots).
 	b.ReportMetric(float64(snapshots.longest.Nanoseconds()), "max-cache-snapshot-ns")
 }
 
@@ -398,6 +401,45 @@ func (t *timedSnapshots) Snapshot(ctx context.Context, options ...schdcache.Snap
 	start := time.Now()
 	defer func() { t.longest = max(t.longest, time.Since(start)) }()
 	return t.SnapshotSource.Snapshot(ctx, options...)
+}
+
+// treeSnapshots is what a Kueue cache with the patch series' partial
+// snapshots ("cache/scheduler: snapshot only the cohort trees of some
+// ClusterQueues") offers the estimator; the released module's has not.
+type treeSnapshots interface {
+	VisitClusterQueues(visit func(cq kueue.ClusterQueueReference, root kueue.CohortReference, allocatableResourceGeneration int64))
+	SnapshotClusterQueueTrees(ctx context.Context, clusterQueues sets.Set[kueue.ClusterQueueReference]) (*schdcache.Snapshot, error)
+}
+
+// timedTreeSnapshots is timedSnapshots over a cache with partial
+// snapshots: it offers them to the estimator, and times each call, as
+// each holds the cache's read lock throughout.
+type timedTreeSnapshots struct {
+	*timedSnapshots
+	trees treeSnapshots
+}
+
+func (t *timedTreeSnapshots) VisitClusterQueues(visit func(kueue.ClusterQueueReference, kueue.CohortReference, int64)) {
+	start := time.Now()
+	defer func() { t.longest = max(t.longest, time.Since(start)) }()
+	t.trees.VisitClusterQueues(visit)
+}
+
+func (t *timedTreeSnapshots) SnapshotClusterQueueTrees(ctx context.Context, clusterQueues sets.Set[kueue.ClusterQueueReference]) (*schdcache.Snapshot, error) {
+	start := time.Now()
+	defer func() { t.longest = max(t.longest, time.Since(start)) }()
+	return t.trees.SnapshotClusterQueueTrees(ctx, clusterQueues)
+}
+
+// timed returns the cluster's cache as the estimator reads it, with every
+// call that holds the cache's lock timed in the returned timedSnapshots:
+// whole snapshots, and partial ones where the cache has them.
+func (c *benchCluster) timed() (estimator.SnapshotSource, *timedSnapshots) {
+	whole := &timedSnapshots{SnapshotSource: c.cache}
+	if trees, ok := any(c.cache).(treeSnapshots); ok {
+		return &timedTreeSnapshots{timedSnapshots: whole, trees: trees}, whole
+	}
+	return whole, whole
 }
 
 // latencyProbe calls call every interval until stopped and keeps the
@@ -437,8 +479,9 @@ func (p *latencyProbe) finish() time.Duration {
 // BenchmarkRefreshLockHold100000Pending measures, over whole refreshes of
 // one ClusterQueue with 100 000 pending workloads, the longest the refresh
 // keeps the scheduler from a lock it takes:
-//   - max-cache-snapshot-ns: the longest Cache.Snapshot, all of it under
-//     the scheduler cache's read lock (explicit timing);
+//   - max-cache-snapshot-ns: the longest Cache.Snapshot (or listing or
+//     partial snapshot, see timedTreeSnapshots), all of it under the
+//     scheduler cache's read lock (explicit timing);
 //   - max-queue-pending-list-ns: the longest call of the queue manager's
 //     UpdateClusterQueue with an unchanged ClusterQueue (the manager's and
 //     the ClusterQueue's write locks, which the scheduler's Heads and the
@@ -458,8 +501,8 @@ func BenchmarkRefreshLockHold100000Pending(b *testing.B) {
 	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
 	runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
 	c := newBenchCluster(b, 1, 1, 100000)
-	snapshots := &timedSnapshots{SnapshotSource: c.cache}
-	e := c.estimatorReading(b, snapshots, c.queues)
+	source, snapshots := c.timed()
+	e := c.estimatorReading(b, source, c.queues)
 	e.Refresh(c.ctx)
 	snapshots.longest = 0
 	active := c.cqs[0].DeepCopy()

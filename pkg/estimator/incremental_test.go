@@ -131,7 +131,7 @@ func TestRecomputeSet(t *testing.T) {
 			for _, cq := range tc.changed {
 				changed[cq] = struct{}{}
 			}
-			got := recomputeSet(now, cqs, publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
+			got := recomputeSet(now, placesOf(cqs), publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
 			var names []kueue.ClusterQueueReference
 			for cq, ok := range got {
 				if ok {
