@@ -10,6 +10,21 @@ BENCH_FLAGS ?=
 bench: $(WORKSPACE) ## Benchmark pristine vs patched Kueue (gate off and on) and print the ratio table (~20 min; BENCH_FLAGS=--quick for a smoke run).
 	hack/bench.sh $(BENCH_FLAGS) $(KUEUE_DIR)
 
+# Kueue's performance harness alone at its full baseline configuration
+# (15,000 workloads, about 6.5 minutes a run), pristine and gate on, twice
+# each in alternating order (~27 min); the table goes to
+# _output/bench-full/results.md.
+.PHONY: bench-harness-full
+bench-harness-full: $(WORKSPACE) envtest ## Kueue's perf harness at its full baseline, pristine vs gate on, 2 runs each (~27 min).
+	BENCH_HARNESS_SCALE=1 BENCH_OUT=$(ROOT)/_output/bench-full hack/bench.sh --harness-only -r 2 $(KUEUE_DIR)
+
+# Instructions per scheduling cycle, gate off and on, under valgrind's
+# callgrind (hack/cycle-instructions.sh; needs valgrind): a ratio the
+# machine's load does not move.
+.PHONY: bench-cycle-instructions
+bench-cycle-instructions: $(WORKSPACE) ## Instructions per scheduling cycle, gate off vs on, counted by callgrind (needs valgrind; ~30 min).
+	hack/cycle-instructions.sh
+
 .PHONY: bench-report
 bench-report: ## Print the ratio table of the last `make bench` again (_output/bench).
 	hack/bench.sh --report-only $(KUEUE_DIR)
