@@ -41,6 +41,28 @@ scenarios=("$@")
 mkdir -p "${OUT}"
 (cd "${KUEUE_DIR}" && GOWORK=off go test -c -o "${OUT}/scheduler.test" ./pkg/scheduler)
 
+# groups FILE: the instructions of a callgrind file by group of functions,
+# one "group count" line each. Callgrind's exclusive (self) counts are exact
+# per function; its call graph is not, under Go's goroutine switches, so
+# the groups are of functions, not of callers: the garbage collector's
+# marking (scanning, greying, write barriers, assists), its sweeping and
+# heap management, allocation, the estimator's own code
+# (pkg/scheduler/waittime) and everything else.
+groups() {
+  callgrind_annotate --inclusive=no --threshold=100 "$1" | awk '
+    match($0, /^ *[0-9,]+ +\([^)]*\) +[^ ]+:/) {
+      n = $1; gsub(",", "", n)
+      fn = substr($0, RLENGTH + 1); sub(/ \[.*\]$/, "", fn)
+      g = "other"
+      if (fn ~ /waittime/) g = "estimator"
+      else if (fn ~ /runtime\.(scan[oO]bject|scanObjectsSmall|greyobject|findObject|gcDrain|markBits|scanblock|scanstack|scanframe|spanOf|typePointers|tryDeferToSpanScan|scanSpan|gcmarknewobject|wbBuf|bulkBarrier|gcAssist|markroot|gcFlushBgCredit|pageIndexOf|\(\*gcWork\))|gcWriteBarrier/) g = "gc-mark"
+      else if (fn ~ /runtime\.(sweep|\(\*sweepLocked\)|\(\*mspan\)\.sweep|bgsweep|\(\*mheap\)|\(\*mcentral\)|freeSpan|\(\*gcBits|newMarkBits|newAllocBits)/) g = "gc-sweep-heap"
+      else if (fn ~ /runtime\.(mallocgc|nextFreeFast|\(\*mcache\)|memclr|newobject|makeslice|growslice|newarray|heapSetType)/) g = "allocation"
+      sum[g] += n
+    }
+    END { for (g in sum) printf "%s %.0f\n", g, sum[g] }'
+}
+
 # instructions SIDE SCENARIO CYCLES: the total instructions of one run.
 instructions() {
   local side=$1 scenario=$2 cycles=$3 bench=BenchmarkSchedulingCycle file
@@ -62,6 +84,12 @@ for scenario in "${scenarios[@]}"; do
     many=$(instructions "${side}" "${scenario}" "${MANY}")
     per_cycle[${side}]=$(( (many - few) / (MANY - FEW) ))
     echo "cycle-instructions/${scenario}/${side}=${per_cycle[${side}]} instructions/cycle (${FEW}x ${few}, ${MANY}x ${many})"
+    # The same difference by group of functions.
+    join -a1 -a2 -e 0 -o 0,1.2,2.2 \
+      <(groups "${OUT}/${scenario}.${side}.${FEW}.callgrind" | sort) \
+      <(groups "${OUT}/${scenario}.${side}.${MANY}.callgrind" | sort) |
+      awk -v s="${scenario}" -v side="${side}" -v d=$((MANY - FEW)) \
+        '{ printf "cycle-instructions/%s/%s/%s=%.0f instructions/cycle\n", s, side, $1, ($3 - $2) / d }'
   done
   awk -v s="${scenario}" -v off="${per_cycle[off]}" -v on="${per_cycle[on]}" \
     'BEGIN { printf "cycle-instructions/%s/on-off=%.4f ratio\n", s, on / off }'
