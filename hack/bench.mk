@@ -22,7 +22,7 @@ bench-harness-full: $(WORKSPACE) envtest ## Kueue's perf harness at its full bas
 # callgrind (hack/cycle-instructions.sh; needs valgrind): a ratio the
 # machine's load does not move.
 .PHONY: bench-cycle-instructions
-bench-cycle-instructions: $(WORKSPACE) ## Instructions per scheduling cycle, gate off vs on, counted by callgrind (needs valgrind; ~30 min).
+bench-cycle-instructions: $(WORKSPACE) ## Instructions per scheduling cycle, gate off vs on, counted by callgrind (needs valgrind; ~25 min).
 	hack/cycle-instructions.sh
 
 .PHONY: bench-report
