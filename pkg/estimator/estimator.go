@@ -700,11 +700,7 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	if len(recompute) == 0 {
 		return nil, places, recompute, nil
 	}
-	names := make(sets.Set[kueue.ClusterQueueReference], len(recompute))
-	for name := range recompute {
-		names.Insert(name)
-	}
-	snap, err := trees.SnapshotClusterQueueTrees(ctx, names)
+	snap, err := trees.SnapshotClusterQueueTrees(ctx, sets.KeySet(recompute))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -728,9 +724,9 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	return cqs, places, recompute, nil
 }
 
-// recomputeSet says which ClusterQueues of a snapshot a refresh at now
-// recomputes: all of them when all is set; otherwise those without
-// published results, those an event changed (changed), those whose
+// recomputeSet says which ClusterQueues of places (the active ones) a
+// refresh at now recomputes: all of them when all is set; otherwise those
+// without published results, those an event changed (changed), those whose
 // AllocatableResourceGeneration (quota, cohort tree, a workload's removal)
 // or cohort tree changed since, those whose results are maxStaleness old
 // and those with an overdue P50 (the rules of needsRefresh, per
@@ -750,12 +746,11 @@ func recomputeSet(now time.Time, places map[kueue.ClusterQueueReference]queuePla
 	for name, place := range places {
 		q := prev.part(name)
 		_, evented := changed[name]
-		root := place.root
-		if q == nil || evented || q.generation != place.generation || q.root != root ||
+		if q == nil || evented || q.generation != place.generation || q.root != place.root ||
 			now.Sub(q.model.At) >= maxStaleness || (!q.firstDue.IsZero() && !now.Before(q.firstDue)) {
 			out[name] = true
-			if root != "" {
-				dirtyRoots[root] = true
+			if place.root != "" {
+				dirtyRoots[place.root] = true
 			}
 			if q != nil && q.root != "" {
 				dirtyRoots[q.root] = true
@@ -793,16 +788,16 @@ func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
 }
 
 // nextResults starts the results that follow prev: the parts of the
-// ClusterQueues of cqs that are not to be recomputed are prev's, at the
+// ClusterQueues of places that are not to be recomputed are prev's, at the
 // same slots, with their index entries; those to be recomputed get empty
 // parts, returned as outputs for refreshQueue to fill. ClusterQueues no
-// longer in cqs are dropped.
-func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReference]queuePlace,
+// longer in places (no longer active) are dropped.
+func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueReference]queuePlace,
 	recompute map[kueue.ClusterQueueReference]bool) (*Results, map[kueue.ClusterQueueReference]*queueOutput) {
 	next := &Results{at: at}
-	kept := prev != nil && len(prev.slots) == len(cqs)
+	kept := prev != nil && len(prev.slots) == len(places)
 	if kept {
-		for name := range cqs {
+		for name := range places {
 			if _, ok := prev.slots[name]; !ok {
 				kept = false
 				break
@@ -814,17 +809,17 @@ func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReferenc
 		next.slots = prev.slots
 		next.queues = slices.Clone(prev.queues)
 	} else {
-		next.slots = make(map[kueue.ClusterQueueReference]uint32, len(cqs))
+		next.slots = make(map[kueue.ClusterQueueReference]uint32, len(places))
 		if prev != nil {
 			next.queues = make([]*queueResults, len(prev.queues))
 			for name, slot := range prev.slots {
-				if _, ok := cqs[name]; ok {
+				if _, ok := places[name]; ok {
 					next.slots[name], next.queues[slot] = slot, prev.queues[slot]
 				}
 			}
 		}
 		free := 0
-		for name := range cqs {
+		for name := range places {
 			if _, ok := next.slots[name]; ok {
 				continue
 			}
@@ -864,7 +859,7 @@ func nextResults(at time.Time, prev *Results, cqs map[kueue.ClusterQueueReferenc
 		maps.DeleteFunc(next.index, func(_ workload.Reference, ref estimateRef) bool { return stale[ref.slot()] })
 	}
 	outputs := make(map[kueue.ClusterQueueReference]*queueOutput, len(recompute))
-	for name, place := range cqs {
+	for name, place := range places {
 		if !recompute[name] {
 			continue
 		}

@@ -44,6 +44,18 @@ func queuedWorkload(name, lq string, created time.Time) *kueue.Workload {
 		Creation(created).Obj()
 }
 
+// admitHead gives the head of ClusterQueue cq (pending workload wl) its
+// quota reservation in the cache and returns the admitted workload.
+func admitHead(env *testEnv, cq string, wl *kueue.Workload) *kueue.Workload {
+	admitted := (&utiltestingapi.WorkloadWrapper{Workload: *wl.DeepCopy()}).ReserveQuotaAt(
+		utiltestingapi.MakeAdmission(kueue.ClusterQueueReference(cq)).PodSets(utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+			Assignment(corev1.ResourceCPU, "default", "1").Assignment(corev1.ResourceMemory, "default", "64Mi").Obj()).Obj(),
+		env.clock.Now()).Obj()
+	env.queues.DeleteWorkload(logr.Discard(), workload.Key(wl))
+	env.cache.AddOrUpdateWorkload(logr.Discard(), admitted)
+	return admitted
+}
+
 // publishedFor returns results holding a part for every ClusterQueue of
 // cqs, computed at at from the snapshot as it is, changed by edit.
 func publishedFor(at time.Time, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, edit func(map[kueue.ClusterQueueReference]*queueResults)) *Results {
@@ -214,13 +226,7 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 	before = after
 	env.clock.Step(time.Second)
 	head := objs.pending[0]
-	admitted := (&utiltestingapi.WorkloadWrapper{Workload: *head.DeepCopy()}).ReserveQuotaAt(
-		utiltestingapi.MakeAdmission("a").PodSets(utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
-			Assignment(corev1.ResourceCPU, "default", "1").Assignment(corev1.ResourceMemory, "default", "64Mi").Obj()).Obj(),
-		env.clock.Now()).Obj()
-	env.queues.DeleteWorkload(logr.Discard(), workload.Key(head))
-	env.cache.AddOrUpdateWorkload(logr.Discard(), admitted)
-	e.ObserveAdmission(admitted, env.clock.Now())
+	e.ObserveAdmission(admitHead(env, "a", head), env.clock.Now())
 	e.refresh(env.ctx, false)
 	after = e.Results()
 	if diff := cmp.Diff(map[kueue.ClusterQueueReference]bool{"a": false, "b": false, "c": true, "d": true}, samePart(before, after)); diff != "" {

@@ -9,11 +9,9 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 )
 
@@ -77,18 +75,6 @@ func (r *recordedTrees) SnapshotClusterQueueTrees(ctx context.Context, clusterQu
 		}
 	}
 	return snap, nil
-}
-
-// admitHead gives the head of ClusterQueue cq (pending workload wl) its
-// quota reservation in the cache and returns the admitted workload.
-func admitHead(env *testEnv, cq string, wl *kueue.Workload) *kueue.Workload {
-	admitted := (&utiltestingapi.WorkloadWrapper{Workload: *wl.DeepCopy()}).ReserveQuotaAt(
-		utiltestingapi.MakeAdmission(kueue.ClusterQueueReference(cq)).PodSets(utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
-			Assignment(corev1.ResourceCPU, "default", "1").Assignment(corev1.ResourceMemory, "default", "64Mi").Obj()).Obj(),
-		env.clock.Now()).Obj()
-	env.queues.DeleteWorkload(logr.Discard(), workload.Key(wl))
-	env.cache.AddOrUpdateWorkload(logr.Discard(), admitted)
-	return admitted
 }
 
 func TestRefreshSnapshotsOnlyTheTreesItRecomputes(t *testing.T) {
