@@ -77,15 +77,24 @@ func (r *recordedTrees) SnapshotClusterQueueTrees(ctx context.Context, clusterQu
 	return snap, nil
 }
 
-func TestRefreshSnapshotsOnlyTheTreesItRecomputes(t *testing.T) {
-	objs := cohortObjects()
-	env := newTestEnv(t, objs)
-	trees := &recordedTrees{cache: env.cache}
-	e, err := New(trees, env.queues, WithClock(env.clock), WithPriorMeanService(time.Minute))
+// estimatorOver returns a warmed-up estimator of env reading its
+// snapshots from source, with a prior mean service time so that every
+// Quotable workload gets a forecast.
+func estimatorOver(t *testing.T, env *testEnv, source SnapshotSource) *Estimator {
+	t.Helper()
+	e, err := New(source, env.queues, WithClock(env.clock), WithPriorMeanService(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.markWarmed()
+	return e
+}
+
+func TestRefreshSnapshotsOnlyTheTreesItRecomputes(t *testing.T) {
+	objs := cohortObjects()
+	env := newTestEnv(t, objs)
+	trees := &recordedTrees{cache: env.cache}
+	e := estimatorOver(t, env, trees)
 	names := func(n ...kueue.ClusterQueueReference) sets.Set[kueue.ClusterQueueReference] { return sets.New(n...) }
 
 	e.Refresh(env.ctx)
@@ -119,16 +128,8 @@ func TestRefreshSnapshotsOnlyTheTreesItRecomputes(t *testing.T) {
 func TestTreeSnapshotsPublishWhatWholeSnapshotsDo(t *testing.T) {
 	objs := cohortObjects()
 	env := newTestEnv(t, objs)
-	newEstimator := func(source SnapshotSource) *Estimator {
-		e, err := New(source, env.queues, WithClock(env.clock), WithPriorMeanService(time.Minute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.markWarmed()
-		return e
-	}
-	partial := newEstimator(&recordedTrees{cache: env.cache})
-	whole := newEstimator(wholeSnapshots{SnapshotSource: env.cache})
+	partial := estimatorOver(t, env, &recordedTrees{cache: env.cache})
+	whole := estimatorOver(t, env, wholeSnapshots{SnapshotSource: env.cache})
 	both := func(f func(e *Estimator)) {
 		f(partial)
 		f(whole)
@@ -184,11 +185,7 @@ func TestClusterQueueGoneBeforeItsTreeSnapshotIsRecomputedNextRefresh(t *testing
 	objs := cohortObjects()
 	env := newTestEnv(t, objs)
 	trees := &recordedTrees{cache: env.cache}
-	e, err := New(trees, env.queues, WithClock(env.clock), WithPriorMeanService(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.markWarmed()
+	e := estimatorOver(t, env, trees)
 	e.Refresh(env.ctx)
 
 	// An arrival in c is listed; c is deleted from the cache before the
