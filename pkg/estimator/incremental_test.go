@@ -56,6 +56,19 @@ func admitHead(env *testEnv, cq string, wl *kueue.Workload) *kueue.Workload {
 	return admitted
 }
 
+// arriveIn queues a new pending workload in LocalQueue lq one second later
+// and tells the estimator's event handler; it returns the workload.
+func arriveIn(t *testing.T, env *testEnv, e *Estimator, lq string) *kueue.Workload {
+	t.Helper()
+	env.clock.Step(time.Second)
+	arrived := queuedWorkload("new-"+lq, lq, env.clock.Now())
+	if err := env.queues.AddOrUpdateWorkload(logr.Discard(), arrived); err != nil {
+		t.Fatal(err)
+	}
+	e.WorkloadEventHandler().OnAdd(arrived, false)
+	return arrived
+}
+
 // publishedFor returns results holding a part for every ClusterQueue of
 // cqs, computed at at from the snapshot as it is, changed by edit.
 func publishedFor(at time.Time, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, edit func(map[kueue.ClusterQueueReference]*queueResults)) *Results {

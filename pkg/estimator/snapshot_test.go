@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -98,12 +97,7 @@ func TestRefreshSnapshotsOnlyTheTreesItRecomputes(t *testing.T) {
 	names := func(n ...kueue.ClusterQueueReference) sets.Set[kueue.ClusterQueueReference] { return sets.New(n...) }
 
 	e.Refresh(env.ctx)
-	env.clock.Step(time.Second)
-	arrived := queuedWorkload("new-c", "c", env.clock.Now())
-	if err := env.queues.AddOrUpdateWorkload(logr.Discard(), arrived); err != nil {
-		t.Fatal(err)
-	}
-	e.WorkloadEventHandler().OnAdd(arrived, false)
+	arrived := arriveIn(t, env, e, "c")
 	e.refresh(env.ctx, false)
 	env.clock.Step(time.Second)
 	e.ObserveAdmission(admitHead(env, "a", objs.pending[0]), env.clock.Now())
@@ -190,12 +184,7 @@ func TestClusterQueueGoneBeforeItsTreeSnapshotIsRecomputedNextRefresh(t *testing
 
 	// An arrival in c is listed; c is deleted from the cache before the
 	// partial snapshot is taken.
-	env.clock.Step(time.Second)
-	arrived := queuedWorkload("new-c", "c", env.clock.Now())
-	if err := env.queues.AddOrUpdateWorkload(logr.Discard(), arrived); err != nil {
-		t.Fatal(err)
-	}
-	e.WorkloadEventHandler().OnAdd(arrived, false)
+	arriveIn(t, env, e, "c")
 	e.dirty.Store(false)
 	trees.beforeSnapshot = func() {
 		env.cache.DeleteClusterQueue(objs.cqs[2])
