@@ -34,7 +34,14 @@ func admissionInstants(s *visibilityapi.PendingWorkloadsSummary) (at, p50 map[st
 // process, as a Deployment with two replicas does: it loses the leader
 // election, so its scheduler never runs, yet its own visibility server
 // serves estimates, and the admission instants its P50s give agree with
-// the leader's within 10 % of the leader's P50, workload by workload.
+// the leader's within 10 % of the leader's P50, workload by workload, by
+// the next refresh at the latest. The follower hears of an admission
+// through its informer, after the leader's scheduler made it: in the
+// refresh that falls between the two, the replicas roll different queues
+// (on a loaded machine the gap reaches a second). Rounds are over a
+// refresh period apart, so a disagreement in one round is logged, with the
+// workloads only one replica lists as pending, and one that lasts two
+// rounds in a row fails the test.
 func TestFollowerServesEstimatesThatAgreeWithTheLeaders(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
 	defer cancel()
@@ -68,8 +75,10 @@ func TestFollowerServesEstimatesThatAgreeWithTheLeaders(t *testing.T) {
 	// Compare the two replicas' answers, read back to back, a few times
 	// while the queue drains.
 	var relErrs []float64
-	var disagreements []string
-	comparisons := 0
+	var persistent []string
+	roundsWithDisagreement, comparisons := 0, 0
+	// lastRound holds the previous round's disagreements by workload.
+	lastRound := map[string]string{}
 	deadline := time.Now().Add(jobs / 4 * runFor)
 	for time.Now().Before(deadline) {
 		leaderSummary, err := pendingFrom(ctx, manager, token, ns)
@@ -82,6 +91,7 @@ func TestFollowerServesEstimatesThatAgreeWithTheLeaders(t *testing.T) {
 		}
 		leaderAt, leaderP50 := admissionInstants(leaderSummary)
 		followerAt, followerP50 := admissionInstants(followerSummary)
+		thisRound := map[string]string{}
 		for name, at := range leaderAt {
 			fAt, ok := followerAt[name]
 			if !ok || leaderP50[name] <= 0 {
@@ -90,22 +100,50 @@ func TestFollowerServesEstimatesThatAgreeWithTheLeaders(t *testing.T) {
 			tolerance := 0.10 * leaderP50[name]
 			comparisons++
 			if d := math.Abs(fAt - at); d > tolerance {
-				disagreements = append(disagreements, fmt.Sprintf("%s: the leader's P50 %.0f ms at %s puts admission %.0f ms from the follower's (P50 %.0f ms at %s)",
-					name, leaderP50[name], estimatedAt(leaderSummary, name), d, followerP50[name], estimatedAt(followerSummary, name)))
+				thisRound[name] = fmt.Sprintf("%s: the leader's P50 %.0f ms at %s puts admission %.0f ms from the follower's (P50 %.0f ms at %s)",
+					name, leaderP50[name], estimatedAt(leaderSummary, name), d, followerP50[name], estimatedAt(followerSummary, name))
 			}
 			relErrs = append(relErrs, math.Abs(fAt-at)/leaderP50[name])
 		}
+		if len(thisRound) > 0 {
+			roundsWithDisagreement++
+			t.Logf("a round with %d disagreements; pending only at the leader %v, only at the follower %v",
+				len(thisRound), onlyIn(leaderSummary, followerSummary), onlyIn(followerSummary, leaderSummary))
+		}
+		for name, d := range thisRound {
+			if before, ok := lastRound[name]; ok {
+				persistent = append(persistent, before+", then "+d)
+			} else {
+				t.Logf("beyond 10 %% of the leader's P50 for one round: %s", d)
+			}
+		}
+		lastRound = thisRound
 		time.Sleep(time.Second)
 	}
 	if comparisons < 10 {
 		t.Fatalf("only %d comparisons of leader and follower estimates, want at least 10", comparisons)
 	}
 	slices.Sort(relErrs)
-	t.Logf("follower vs leader admission instant, relative to the leader's P50, over %d comparisons: median %.3f, max %.3f",
-		comparisons, relErrs[len(relErrs)/2], relErrs[len(relErrs)-1])
-	for _, d := range disagreements {
-		t.Errorf("beyond 10 %% of the leader's P50: %s", d)
+	t.Logf("follower vs leader admission instant, relative to the leader's P50, over %d comparisons: median %.3f, max %.3f; %d rounds with a disagreement",
+		comparisons, relErrs[len(relErrs)/2], relErrs[len(relErrs)-1], roundsWithDisagreement)
+	for _, d := range persistent {
+		t.Errorf("beyond 10 %% of the leader's P50 in two rounds in a row: %s", d)
 	}
+}
+
+// onlyIn names the workloads a lists as pending and b does not.
+func onlyIn(a, b *visibilityapi.PendingWorkloadsSummary) []string {
+	inB := map[string]bool{}
+	for _, item := range b.Items {
+		inB[item.Name] = true
+	}
+	var out []string
+	for _, item := range a.Items {
+		if !inB[item.Name] {
+			out = append(out, item.Name)
+		}
+	}
+	return out
 }
 
 func estimatedAt(s *visibilityapi.PendingWorkloadsSummary, name string) string {
