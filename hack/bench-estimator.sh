@@ -85,12 +85,13 @@ row refresh_10k_pending_1000_cqs_100_cohorts "$(ms "$(metric Refresh10000Pending
 row refresh_1m_pending_1000_cqs "$(ms "$(metric RefreshMillionPendingThousandClusterQueues ns/op)")" ms "ESTIMATOR_BENCH_1M=1 builds it"
 row refresh_1m_pending_added_heap "$(metric RefreshMillionPendingThousandClusterQueues added-MB)" MB "ESTIMATOR_BENCH_1M=1 builds it"
 row refresh_after_one_admission_10k_pending_1000_cqs "$(ms "$(metric RefreshAfterOneAdmission ns/op)")" ms "benchmark did not run"
-# The loop waits max(period, refresh/0.2) between refreshes (refreshDelay),
+# The loop waits max(period, min(refresh x 1000 / refreshCPUMillicores,
+# maxStaleness)) between refreshes (refreshDelay; defaults 1s, 10m, 10s),
 # and an estimate is published one refresh after its EstimatedAt: just
 # before the next publication it is 2 refreshes + that wait old.
 if [[ -n "${r100k}" ]]; then
-  age=$(awk -v d="${r100k}" 'BEGIN { d /= 1e9; w = d / 0.2; if (w < 1) w = 1; printf "%.3f", 2 * d + w }')
-  line estimate_age_100k_pending_derived "${age}" "s (2 x refresh_100k + max(1s, 5 x refresh_100k), with the 1s default period)"
+  age=$(awk -v d="${r100k}" 'BEGIN { d /= 1e9; w = d * 1000 / 10; if (w > 10) w = 10; if (w < 1) w = 1; printf "%.3f", 2 * d + w }')
+  line estimate_age_100k_pending_derived "${age}" "s (2 x refresh_100k + max(1s, min(100 x refresh_100k, 10s)): the default period, CPU budget (10m) and maximum staleness)"
 else
   row estimate_age_100k_pending_derived "" s "benchmark did not run"
 fi

@@ -473,7 +473,7 @@ func (e *Estimator) Start(ctx context.Context) error {
 		now := e.opts.clock.Now()
 		if needsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
 			e.refresh(ctx, false)
-			delay = refreshDelay(e.opts.refreshPeriod, e.opts.clock.Since(now))
+			delay = refreshDelay(e.opts.refreshPeriod, e.opts.maxStaleness, e.opts.clock.Since(now), e.opts.refreshMillicores)
 		}
 		after := e.opts.clock.Now()
 		timer.Reset(nextRefresh(after, delay, e.opts.refreshPeriod).Sub(after))
@@ -536,19 +536,18 @@ func (e *Estimator) markWarmed() {
 	e.warmed = true
 }
 
-// maxRefreshShare is the largest share of one CPU the refresh loop takes:
-// after a refresh that took d, the next one waits at least d/maxRefreshShare.
-const maxRefreshShare = 0.2
-
-// refreshDelay is the wait before the next refresh: the configured period,
-// stretched when the last refresh took longer than maxRefreshShare of it
-// (a ClusterQueue with 100,000 pending workloads takes about a second), so
-// that the estimator never competes with the scheduler for a whole CPU.
-func refreshDelay(period, lastRefresh time.Duration) time.Duration {
-	if lastRefresh <= 0 {
+// refreshDelay is the wait before the next refresh, for a refresh loop
+// allowed millicores of one CPU on average: the period, stretched to
+// lastRefresh × 1000 / millicores when the last refresh took longer than
+// that share of it, and capped at maxStaleness, which bounds the age of a
+// published estimate whatever a refresh costs. A lastRefresh ≤ 0 (no
+// measurement, a clock that went backwards) keeps the period.
+func refreshDelay(period, maxStaleness, lastRefresh time.Duration, millicores int) time.Duration {
+	if lastRefresh <= 0 || millicores <= 0 {
 		return period
 	}
-	return max(period, time.Duration(float64(lastRefresh)/maxRefreshShare))
+	budgeted := time.Duration(float64(lastRefresh) * 1000 / float64(millicores))
+	return max(period, min(budgeted, maxStaleness))
 }
 
 // NeedLeaderElection tells controller-runtime to run the refresh loop on

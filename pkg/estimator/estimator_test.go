@@ -479,6 +479,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		want string
 	}{
 		"zero refresh period":       {WithRefreshPeriod(0), "refresh period"},
+		"no refresh CPU":            {WithRefreshCPU(0), "refresh CPU"},
+		"refresh CPU above a core":  {WithRefreshCPU(1001), "refresh CPU"},
 		"staleness below refresh":   {WithMaxStaleness(time.Millisecond), "max staleness"},
 		"alpha above one":           {WithEMAAlpha(1.5), "EMA alpha"},
 		"alpha zero":                {WithEMAAlpha(0), "EMA alpha"},
@@ -637,18 +639,22 @@ func TestObserveCycleMeasuresBusyTimeNotIdleTime(t *testing.T) {
 
 func TestRefreshDelayBoundsTheCPUShare(t *testing.T) {
 	cases := map[string]struct {
-		period, last, want time.Duration
+		millicores int
+		last, want time.Duration
 	}{
-		"fast refresh keeps the period":   {time.Second, 50 * time.Millisecond, time.Second},
-		"exactly a fifth keeps it":        {time.Second, 200 * time.Millisecond, time.Second},
-		"slow refresh stretches the wait": {time.Second, 1200 * time.Millisecond, 6 * time.Second},
-		"no measurement":                  {time.Second, 0, time.Second},
-		"clock went backwards":            {time.Second, -time.Second, time.Second},
+		"fast refresh keeps the period":              {200, 50 * time.Millisecond, time.Second},
+		"exactly the budget keeps it":                {200, 200 * time.Millisecond, time.Second},
+		"slow refresh stretches the wait":            {200, 1200 * time.Millisecond, 6 * time.Second},
+		"the default budget stretches 50ms to 5s":    {DefaultRefreshCPUMillicores, 50 * time.Millisecond, 5 * time.Second},
+		"the maximum staleness caps the stretch":     {DefaultRefreshCPUMillicores, 300 * time.Millisecond, 10 * time.Second},
+		"a whole CPU stretches only what exceeds it": {1000, 1500 * time.Millisecond, 1500 * time.Millisecond},
+		"no measurement":                             {200, 0, time.Second},
+		"clock went backwards":                       {200, -time.Second, time.Second},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := refreshDelay(tc.period, tc.last); got != tc.want {
-				t.Errorf("refreshDelay(%v, %v) = %v, want %v", tc.period, tc.last, got, tc.want)
+			if got := refreshDelay(time.Second, 10*time.Second, tc.last, tc.millicores); got != tc.want {
+				t.Errorf("refreshDelay(1s, 10s, %v, %dm) = %v, want %v", tc.last, tc.millicores, got, tc.want)
 			}
 		})
 	}

@@ -24,6 +24,8 @@ const (
 	DefaultForecastSamples    = forecast.DefaultSamples
 	DefaultForecastDepth      = forecast.DefaultHorizonCount
 	DefaultHorizon            = 7 * 24 * time.Hour
+	// DefaultRefreshCPUMillicores: see [WithRefreshCPU].
+	DefaultRefreshCPUMillicores = 10
 )
 
 type options struct {
@@ -32,6 +34,7 @@ type options struct {
 	log                logr.Logger
 	reporter           MetricsReporter
 	refreshPeriod      time.Duration
+	refreshMillicores  int
 	maxStaleness       time.Duration
 	halfLife           time.Duration
 	minServiceSamples  int
@@ -51,6 +54,7 @@ func defaultOptions() options {
 		clock:             clock.RealClock{},
 		log:               logr.Discard(),
 		refreshPeriod:     DefaultRefreshPeriod,
+		refreshMillicores: DefaultRefreshCPUMillicores,
 		maxStaleness:      DefaultMaxStaleness,
 		halfLife:          DefaultStatisticsHalfLife,
 		minServiceSamples: DefaultMinServiceSamples,
@@ -84,9 +88,19 @@ func WithMetricsReporter(r MetricsReporter) Option { return func(o *options) { o
 
 // WithRefreshPeriod sets how often the background loop may recompute the
 // forecasts when something changed (default 1s, must be > 0). The loop
-// stretches it when a refresh takes more than a fifth of it, so that it
-// never uses more than a fifth of a CPU.
+// stretches it when refreshes are slow: see [WithRefreshCPU].
 func WithRefreshPeriod(d time.Duration) Option { return func(o *options) { o.refreshPeriod = d } }
+
+// WithRefreshCPU sets the CPU the refresh loop may use on average, in
+// millicores of one core (default [DefaultRefreshCPUMillicores], in
+// [1, 1000]): after a refresh that took d, the next one waits at least
+// d × 1000 / millicores, though never longer than the maximum staleness,
+// which wins over the budget. At the default, 1 % of a core, a refresh of
+// 10 ms keeps the 1s period and one of 50 ms waits 5s; the age of an
+// estimate is published with it (estimatedAt).
+func WithRefreshCPU(millicores int) Option {
+	return func(o *options) { o.refreshMillicores = millicores }
+}
 
 // WithMaxStaleness sets how old published results may get when nothing
 // changed before they are recomputed anyway, so that running workloads'
@@ -111,7 +125,7 @@ func WithServiceSampleSize(n int) Option { return func(o *options) { o.serviceSa
 func WithEMAAlpha(a float64) Option { return func(o *options) { o.emaAlpha = a } }
 
 // WithForecastSamples sets the Monte Carlo replica count of a forecast
-// (default 128, in [1, forecast.MaxSamples]).
+// (default [DefaultForecastSamples], in [1, forecast.MaxSamples]).
 func WithForecastSamples(n int) Option { return func(o *options) { o.forecastSamples = n } }
 
 // WithForecastDepth sets how many quotable pending workloads per
@@ -157,6 +171,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("estimator: nil clock")
 	case o.refreshPeriod <= 0:
 		return fmt.Errorf("estimator: refresh period %v must be > 0", o.refreshPeriod)
+	case o.refreshMillicores < 1 || o.refreshMillicores > 1000:
+		return fmt.Errorf("estimator: refresh CPU %dm must be between 1m and 1000m", o.refreshMillicores)
 	case o.maxStaleness < o.refreshPeriod:
 		return fmt.Errorf("estimator: max staleness %v must be at least the refresh period %v", o.maxStaleness, o.refreshPeriod)
 	case o.halfLife <= 0:

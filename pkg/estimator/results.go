@@ -498,8 +498,9 @@ type RefreshReport struct {
 	Duration time.Duration
 	// MaxStaleness is the configured bound ([WithMaxStaleness]) on the age
 	// of results when nothing changed: a healthy estimator republishes at
-	// least this often, later only when a refresh is slow (the loop then
-	// waits five times the refresh's duration).
+	// least this often; a slow refresh stretches the wait before the next
+	// one up to MaxStaleness ([WithRefreshCPU]), so results are at most
+	// MaxStaleness plus one refresh old.
 	MaxStaleness time.Duration
 }
 

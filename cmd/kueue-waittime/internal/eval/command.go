@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -41,11 +42,24 @@ type kueueRun struct {
 	replica *estimator.Estimator
 	// metricsURL is the manager's /metrics, when it serves them.
 	metricsURL string
+	// refreshBudget is the longest refresh that does not stretch the
+	// estimator's refresh period (see scaledRefreshCPU).
+	refreshBudget time.Duration
 }
 
 // harness returns a Harness on the run.
 func (k *kueueRun) harness() *Harness {
-	return &Harness{CP: k.cp, Estimator: k.estimator, Replica: k.replica, Scores: k.scores}
+	return &Harness{CP: k.cp, Estimator: k.estimator, Replica: k.replica, Scores: k.scores, RefreshBudget: k.refreshBudget}
+}
+
+// scaledRefreshCPU is the refresh loop's CPU budget for a refresh period
+// that stands for the production default's (1s) in a scenario whose times
+// are scaled down: the default budget, scaled up by the same factor (at
+// most a whole CPU), so that a refresh stretches the period exactly when
+// the same refresh would in production, and by as many periods.
+func scaledRefreshCPU(refresh time.Duration) int {
+	scale := float64(estimator.DefaultRefreshPeriod) / float64(refresh)
+	return int(min(1000, max(1, math.Round(estimator.DefaultRefreshCPUMillicores*scale))))
 }
 
 // startKueue starts a local control plane and the patched Kueue with the
@@ -78,6 +92,7 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 	}
 	common := []estimator.Option{
 		estimator.WithRefreshPeriod(refresh),
+		estimator.WithRefreshCPU(scaledRefreshCPU(refresh)),
 		estimator.WithMaxStaleness(max(refresh, time.Second)),
 		estimator.WithPriorMeanService(prior),
 	}
@@ -98,7 +113,8 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 	if err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
-	run := &kueueRun{cp: cp, estimator: k.Estimator, replica: k.Replica, scores: scores}
+	run := &kueueRun{cp: cp, estimator: k.Estimator, replica: k.Replica, scores: scores,
+		refreshBudget: refresh * time.Duration(scaledRefreshCPU(refresh)) / 1000}
 	if metricsAddress != "" {
 		run.metricsURL = "http://" + metricsAddress + "/metrics"
 	}

@@ -247,3 +247,22 @@ func deref(v *float64) any {
 	}
 	return *v
 }
+
+func TestScaledRefreshCPUStretchesAtTheSameRefreshCost(t *testing.T) {
+	cases := map[string]struct {
+		refresh time.Duration
+		want    int
+	}{
+		"the production period keeps the default": {time.Second, estimator.DefaultRefreshCPUMillicores},
+		"a tenth of it allows ten times the CPU":  {100 * time.Millisecond, 10 * estimator.DefaultRefreshCPUMillicores},
+		"never more than a whole CPU":             {time.Millisecond, 1000},
+		"never less than a millicore":             {time.Hour, 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := scaledRefreshCPU(tc.refresh); got != tc.want {
+				t.Errorf("scaledRefreshCPU(%v) = %dm, want %dm", tc.refresh, got, tc.want)
+			}
+		})
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
@@ -26,11 +28,69 @@ type Report struct {
 	// SchedulingCyclesPerSecond is the rate of Kueue's scheduling cycles
 	// that tried to admit a workload (kueue_admission_attempts_total) over
 	// the run, all replicas together.
-	SchedulingCyclesPerSecond float64       `json:"schedulingCyclesPerSecond"`
-	Levels                    []LevelResult `json:"levels"`
+	SchedulingCyclesPerSecond float64 `json:"schedulingCyclesPerSecond"`
+	// Refreshes summarizes the estimator's refreshes over the run, all
+	// replicas together; nil when none was reported.
+	Refreshes *RefreshSummary `json:"refreshes,omitempty"`
+	Levels    []LevelResult   `json:"levels"`
 	// Samples are the scored workloads (after the warm-up), for the CSV
 	// and the plots.
 	Samples []ScoredSample `json:"-"`
+}
+
+// RefreshSummary is how long the estimator's refreshes took during a run.
+type RefreshSummary struct {
+	Count              int     `json:"count"`
+	MedianMilliseconds float64 `json:"medianMilliseconds"`
+	P90Milliseconds    float64 `json:"p90Milliseconds"`
+	MaxMilliseconds    float64 `json:"maxMilliseconds"`
+	// BudgetMilliseconds is the longest refresh that keeps the refresh
+	// period under the estimator's CPU budget, and OverBudget how many
+	// refreshes took longer (each stretched the wait before the next);
+	// both are omitted when the budget is not known.
+	BudgetMilliseconds float64 `json:"budgetMilliseconds,omitempty"`
+	OverBudget         *int    `json:"overBudget,omitempty"`
+}
+
+// summarizeRefreshes summarizes refresh durations against budget (the
+// longest refresh that keeps the period; 0 when not known); nil without
+// any duration.
+func summarizeRefreshes(durations []time.Duration, budget time.Duration) *RefreshSummary {
+	if len(durations) == 0 {
+		return nil
+	}
+	ms := make([]float64, len(durations))
+	over := 0
+	for i, d := range durations {
+		ms[i] = float64(d) / float64(time.Millisecond)
+		if budget > 0 && d > budget {
+			over++
+		}
+	}
+	slices.Sort(ms)
+	s := &RefreshSummary{
+		Count:              len(ms),
+		MedianMilliseconds: ms[len(ms)/2],
+		P90Milliseconds:    ms[min(len(ms)-1, int(math.Ceil(0.9*float64(len(ms))))-1)],
+		MaxMilliseconds:    ms[len(ms)-1],
+	}
+	if budget > 0 {
+		s.BudgetMilliseconds = float64(budget) / float64(time.Millisecond)
+		s.OverBudget = &over
+	}
+	return s
+}
+
+// sentence says it in words for the scenario's text.
+func (s *RefreshSummary) sentence() string {
+	if s == nil {
+		return ""
+	}
+	out := fmt.Sprintf(" The estimator refreshed %d times, median %.1f ms, P90 %.1f ms, longest %.1f ms", s.Count, s.MedianMilliseconds, s.P90Milliseconds, s.MaxMilliseconds)
+	if s.OverBudget != nil {
+		out += fmt.Sprintf("; %d took longer than the %.0f ms its CPU budget allows a refresh period and stretched it", *s.OverBudget, s.BudgetMilliseconds)
+	}
+	return out + "."
 }
 
 // LevelResult is one level, pooled over its seeds and queues, then broken
@@ -539,10 +599,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", s.Description)
 	}
-	fmt.Fprintf(w, "%d workloads per level and seed, %d seed(s), the first %.0f%% of each run's arrivals discarded as warm-up; wall time %s, %.1f scheduling cycles per second (all replicas). "+
+	fmt.Fprintf(w, "%d workloads per level and seed, %d seed(s), the first %.0f%% of each run's arrivals discarded as warm-up; wall time %s, %.1f scheduling cycles per second (all replicas).%s "+
 		"Every predictor is scored on the same workloads (those pending at an estimator refresh), against the wait that remained from their first published estimate; "+
 		"MAEs in seconds with batch-means 95%% intervals, ratios below 1 favour the forecast.\n\n",
-		s.Workloads, s.NumSeeds(), 100*s.WarmupFraction(), r.WallTime, r.SchedulingCyclesPerSecond)
+		s.Workloads, s.NumSeeds(), 100*s.WarmupFraction(), r.WallTime, r.SchedulingCyclesPerSecond, r.Refreshes.sentence())
 	fmt.Fprintln(w, "| ρ target | ρ observed "+figuresHeader)
 	fmt.Fprintln(w, "|---|---"+strings.Repeat("|---", 12)+"|")
 	for _, l := range r.Levels {

@@ -152,3 +152,44 @@ func TestReplicaAgreement(t *testing.T) {
 		})
 	}
 }
+
+func TestSummarizeRefreshes(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	cases := map[string]struct {
+		durations []time.Duration
+		budget    time.Duration
+		want      *RefreshSummary
+		sentence  string
+	}{
+		"no refresh": {},
+		"ten refreshes, two over a 10 ms budget": {
+			durations: ms(3, 1, 12, 2, 5, 4, 9, 30, 6, 10),
+			budget:    10 * time.Millisecond,
+			want: &RefreshSummary{Count: 10, MedianMilliseconds: 6, P90Milliseconds: 12, MaxMilliseconds: 30,
+				BudgetMilliseconds: 10, OverBudget: new(2)},
+			sentence: " The estimator refreshed 10 times, median 6.0 ms, P90 12.0 ms, longest 30.0 ms; 2 took longer than the 10 ms its CPU budget allows a refresh period and stretched it.",
+		},
+		"unknown budget": {
+			durations: ms(7),
+			want:      &RefreshSummary{Count: 1, MedianMilliseconds: 7, P90Milliseconds: 7, MaxMilliseconds: 7},
+			sentence:  " The estimator refreshed 1 times, median 7.0 ms, P90 7.0 ms, longest 7.0 ms.",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := summarizeRefreshes(tc.durations, tc.budget)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("summary (-want,+got):\n%s", diff)
+			}
+			if s := got.sentence(); s != tc.sentence {
+				t.Errorf("sentence = %q, want %q", s, tc.sentence)
+			}
+		})
+	}
+}

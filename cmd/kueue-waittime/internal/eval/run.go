@@ -61,6 +61,11 @@ type Harness struct {
 	// not schedule (startKueue with a replica): at every poll the P50s it
 	// published are compared with Estimator's.
 	Replica *estimator.Estimator
+	// RefreshBudget is the longest refresh that keeps the estimator's
+	// refresh period: a longer one stretches the wait before the next
+	// (the estimator's CPU budget). Zero leaves the report without the
+	// count of such refreshes.
+	RefreshBudget time.Duration
 	// KeepObjects leaves each replica's namespace, queues and workloads in
 	// place after it ran. Deleting a ClusterQueue clears the estimator's
 	// metrics of it, scores included: the demo keeps them while it holds
@@ -154,6 +159,7 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 		return nil, err
 	}
 	start, attempts := time.Now(), admissionAttempts()
+	refreshesBefore := h.Scores.refreshCount()
 	parallel := cmp.Or(h.Parallel, spec.Parallel, len(plans))
 	results := make([]*replicaRun, len(plans))
 	errs := make([]error, len(plans))
@@ -183,6 +189,7 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	wall := time.Since(start)
 	report.WallTime = wall.Round(time.Second).String()
 	report.SchedulingCyclesPerSecond = (admissionAttempts() - attempts) / wall.Seconds()
+	report.Refreshes = summarizeRefreshes(h.Scores.refreshesSince(refreshesBefore), h.RefreshBudget)
 	return report, nil
 }
 
@@ -642,6 +649,8 @@ func sanitize(s string) string {
 type ScoreRecorder struct {
 	mu     sync.Mutex
 	scores map[workload.Reference][]estimator.Score
+	// refreshes are the durations of the estimator's refreshes, in order.
+	refreshes []time.Duration
 }
 
 var _ estimator.MetricsReporter = (*ScoreRecorder)(nil)
@@ -657,9 +666,39 @@ func (*ScoreRecorder) ClearQueueModel(kueue.ClusterQueueReference) {}
 // unscored admissions per workload itself.
 func (*ScoreRecorder) ReportUnscored(kueue.ClusterQueueReference, estimator.UnscoredReason) {}
 
-// ReportRefresh implements estimator.MetricsReporter; the harness reads
-// refresh times from the published results.
-func (*ScoreRecorder) ReportRefresh(estimator.RefreshReport) {}
+// ReportRefresh implements estimator.MetricsReporter: it keeps the
+// refresh's duration (the harness reads refresh times from the published
+// results).
+func (s *ScoreRecorder) ReportRefresh(r estimator.RefreshReport) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refreshes = append(s.refreshes, r.Duration)
+}
+
+// refreshCount is how many refreshes were reported so far; 0 on a nil
+// recorder.
+func (s *ScoreRecorder) refreshCount() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.refreshes)
+}
+
+// refreshesSince returns a copy of the durations of the refreshes reported
+// after the first n.
+func (s *ScoreRecorder) refreshesSince(n int) []time.Duration {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n >= len(s.refreshes) {
+		return nil
+	}
+	return slices.Clone(s.refreshes[n:])
+}
 
 // ReportScore keeps a score.
 func (s *ScoreRecorder) ReportScore(sc estimator.Score) {
