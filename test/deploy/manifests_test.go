@@ -38,12 +38,13 @@ const configFileKey = "controller_manager_config.yaml"
 // wantWaitTimeEstimation is the section config/manager_config.yaml sets, as
 // decoded from YAML into untyped values.
 var wantWaitTimeEstimation = map[string]any{
-	"refreshPeriod":      "1s",
-	"statisticsHalfLife": "30m",
-	"minServiceSamples":  float64(10),
-	"forecastSamples":    float64(96),
-	"horizon":            "168h",
-	"emaSmoothingFactor": 0.3,
+	"refreshPeriod":        "1s",
+	"refreshCPUMillicores": float64(10),
+	"statisticsHalfLife":   "30m",
+	"minServiceSamples":    float64(10),
+	"forecastSamples":      float64(96),
+	"horizon":              "168h",
+	"emaSmoothingFactor":   0.3,
 }
 
 // TestOverlayChangesOnlyImageGateAndConfiguration compares the overlay's
@@ -100,12 +101,13 @@ func TestManagerConfigurationLoadsInKueue(t *testing.T) {
 	text := configurationText(t, ours[managerConfigMap])
 
 	want := &configapi.WaitTimeEstimation{
-		RefreshPeriod:      &metav1.Duration{Duration: time.Second},
-		StatisticsHalfLife: &metav1.Duration{Duration: 30 * time.Minute},
-		MinServiceSamples:  ptr.To[int32](10),
-		ForecastSamples:    ptr.To[int32](96),
-		Horizon:            &metav1.Duration{Duration: 168 * time.Hour},
-		EMASmoothingFactor: ptr.To(0.3),
+		RefreshPeriod:        &metav1.Duration{Duration: time.Second},
+		RefreshCPUMillicores: ptr.To[int32](10),
+		StatisticsHalfLife:   &metav1.Duration{Duration: 30 * time.Minute},
+		MinServiceSamples:    ptr.To[int32](10),
+		ForecastSamples:      ptr.To[int32](96),
+		Horizon:              &metav1.Duration{Duration: 168 * time.Hour},
+		EMASmoothingFactor:   ptr.To(0.3),
 	}
 
 	// As written: every field explicit, and equal to Kueue's defaults.
