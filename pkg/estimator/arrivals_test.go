@@ -14,109 +14,8 @@ import (
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	"sigs.k8s.io/kueue/pkg/workload"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
-	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
-
-func TestHigherPriorityArrivals(t *testing.T) {
-	cpu := func(m int64) []capacity.Quantities {
-		return []capacity.Quantities{{{Flavor: "default", Resource: "cpu"}: m}}
-	}
-	shapes := arrivalShapes{
-		0:    {options: cpu(500)},
-		100:  {options: cpu(1000), maxExec: 60},
-		1000: {options: cpu(2000)},
-	}
-	pending := func(prios ...int32) []forecast.Pending {
-		var out []forecast.Pending
-		for i, p := range prios {
-			out = append(out, forecast.Pending{ID: fmt.Sprint(i), Options: cpu(500), Quotable: true, Priority: p})
-		}
-		return out
-	}
-	// How long each priority's rate has been measured, in seconds.
-	windows := map[int32]float64{0: 900, 100: 300, 500: 300, 1000: 60}
-	cases := map[string]struct {
-		rates   map[int32]float64
-		windows map[int32]float64 // nil: windows
-		pending []forecast.Pending
-		shapes  arrivalShapes
-		want    []forecast.Arrival
-	}{
-		"every priority above the lowest pending one, in increasing priority": {
-			rates:   map[int32]float64{0: 2, 100: 0.5, 1000: 0.1},
-			pending: pending(100, 0),
-			shapes:  shapes,
-			want: []forecast.Arrival{
-				{RatePerSecond: 0.5, Options: cpu(1000), Priority: 100, MaxExecutionSeconds: 60, UntilSeconds: 300},
-				{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60},
-			},
-		},
-		"arrivals of the lowest pending priority pass nobody": {
-			rates:   map[int32]float64{0: 2, 100: 0.5},
-			pending: pending(100, 100),
-			shapes:  shapes,
-			want:    nil,
-		},
-		"an Unfeasible workload does not set the lowest priority": {
-			rates:   map[int32]float64{100: 0.5},
-			pending: append(pending(100), forecast.Pending{ID: "huge", Quotable: false, Priority: 0}),
-			shapes:  shapes,
-			want:    nil,
-		},
-		"nothing pending: no arrivals": {
-			rates:  map[int32]float64{100: 0.5},
-			shapes: shapes,
-			want:   nil,
-		},
-		"a priority with no workload in view has no known demand": {
-			rates:   map[int32]float64{500: 1, 1000: 0.1},
-			pending: pending(0),
-			shapes:  shapes,
-			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60}},
-		},
-		"a zero rate is left out": {
-			rates:   map[int32]float64{100: 0, 1000: 0.1},
-			pending: pending(0),
-			shapes:  shapes,
-			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60}},
-		},
-		"a rate without a measurement window is left out": {
-			rates:   map[int32]float64{100: 0.5, 1000: 0.1},
-			windows: map[int32]float64{100: 0, 1000: 60},
-			pending: pending(0),
-			shapes:  shapes,
-			want:    []forecast.Arrival{{RatePerSecond: 0.1, Options: cpu(2000), Priority: 1000, UntilSeconds: 60}},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			w := tc.windows
-			if w == nil {
-				w = windows
-			}
-			got := higherPriorityArrivals(tc.rates, w, tc.pending, tc.shapes)
-			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("arrivals (-want,+got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestArrivalShapesPreferPendingWorkloads(t *testing.T) {
-	shapes := make(arrivalShapes)
-	running := capacity.Quantities{{Flavor: "spot", Resource: "cpu"}: 500}
-	options := []capacity.Quantities{{{Flavor: "on-demand", Resource: "cpu"}: 500}, running}
-	shapes.addRunning(7, forecast.Running{Usage: running, MaxExecutionSeconds: 30})
-	if diff := cmp.Diff([]capacity.Quantities{running}, shapes[7].options); diff != "" {
-		t.Errorf("shape from a running workload (-want,+got):\n%s", diff)
-	}
-	shapes.addPending(forecast.Pending{Options: options, Quotable: true, Priority: 7})
-	shapes.addRunning(7, forecast.Running{Usage: running})
-	if diff := cmp.Diff(options, shapes[7].options); diff != "" {
-		t.Errorf("shape after a pending workload (-want,+got):\n%s", diff)
-	}
-}
 
 // p2AfterArrivals is p2's estimate in paperObjects (p0, p1, p2 pending at
 // priority 0; a running workload of priority 100 shows that priority's
@@ -191,19 +90,19 @@ func TestWarmStartSeedsArrivalRatesByPriority(t *testing.T) {
 	e.mu.Lock()
 	v := e.statsFor("cq").view()
 	e.mu.Unlock()
-	if !v.hasArrivals {
+	if !v.HasArrivals {
 		t.Fatal("no arrival rate after the warm start")
 	}
 	// 15 of the 20 arrivals are of priority 0, 5 of priority 100, over
 	// one window: the rates split the queue's rate in that proportion.
-	want := map[int32]float64{0: v.arrivalRate * 15 / 20, 100: v.arrivalRate * 5 / 20}
-	if diff := cmp.Diff(want, v.priorityRates, cmpopts.EquateApprox(0.05, 0)); diff != "" {
+	want := map[int32]float64{0: v.ArrivalRate * 15 / 20, 100: v.ArrivalRate * 5 / 20}
+	if diff := cmp.Diff(want, v.PriorityRates, cmpopts.EquateApprox(0.05, 0)); diff != "" {
 		t.Errorf("arrival rates by priority (-want,+got):\n%s", diff)
 	}
 }
 
 // Running and pending workloads draw the service times of their own
-// priority once it has bootstrapServiceBelow completions: with batch work
+// priority once it has engine.BootstrapServiceBelow completions: with batch work
 // (priority 0) taking 40 s and urgent work (priority 100) 5 s, the ninth
 // pending batch workload waits for two rounds of 40 s batch work after the
 // running ones end (about 30 + 80 s), not for the pooled law's mix of 5 and
@@ -215,7 +114,7 @@ func TestBatchWorkloadsWaitForBatchServiceTimes(t *testing.T) {
 		for i := 3; i < 9; i++ {
 			objs.pending = append(objs.pending, pendingWorkload(fmt.Sprintf("p%d", i), "500m", t0.Add(-time.Duration(5-i)*time.Second)))
 		}
-		for i := range 2 * bootstrapServiceBelow {
+		for i := range 2 * engine.BootstrapServiceBelow {
 			priority, service := int32(0), 40*time.Second
 			if i%2 == 1 {
 				priority, service = urgentPriority, 5*time.Second
@@ -249,12 +148,12 @@ func TestBatchWorkloadsWaitForBatchServiceTimes(t *testing.T) {
 		return est.ExpectedWait, v
 	}
 	pooled, v := wait(t, 0)
-	if len(v.priorityService) != 0 {
-		t.Errorf("one priority: per-priority samples %v, want none", v.priorityService)
+	if len(v.PriorityService) != 0 {
+		t.Errorf("one priority: per-priority samples %v, want none", v.PriorityService)
 	}
 	own, v := wait(t, 100)
-	if got := len(v.priorityService[0]) + len(v.priorityService[100]); got != 2*bootstrapServiceBelow {
-		t.Errorf("two priorities: %d values in their samples, want %d", got, 2*bootstrapServiceBelow)
+	if got := len(v.PriorityService[0]) + len(v.PriorityService[100]); got != 2*engine.BootstrapServiceBelow {
+		t.Errorf("two priorities: %d values in their samples, want %d", got, 2*engine.BootstrapServiceBelow)
 	}
 	if own < 90*time.Second || own > 130*time.Second || pooled > own*4/5 {
 		t.Errorf("p8 waits %v with its priority's service times, %v with the pooled ones; want 90–130 s and the pooled wait at most 4/5 of it", own, pooled)

@@ -1,10 +1,7 @@
 package estimator
 
 import (
-	"cmp"
-	"fmt"
 	"hash/maphash"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -16,14 +13,15 @@ import (
 // demandClasses groups the workloads of one ClusterQueue by demand shape
 // (their pod sets' names, counts and per-pod requests) without building
 // anything per workload: a workload is hashed from Kueue's TotalRequests
-// and compared with the class found, and only the first workload of a
-// class is converted. What depends only on the shape — the partition and
-// the forecast's flavor options of a pending workload — is computed once
-// per class.
+// and compared with the classes found, and only the first workload of a
+// class is converted. The engine then computes what depends only on the
+// shape — the partition and the roll's flavor options — once per class.
 type demandClasses struct {
 	seed   maphash.Seed
-	byHash map[uint64][]*demandClass
-	all    []*demandClass
+	byHash map[uint64][]int
+	// shapes are the classes' demands, in the order they were found; a
+	// class is its index here.
+	shapes []capacity.Workload
 	// hashEntry and matchEntry visit one request of a pod set (Kueue's
 	// Requests.ForEach), reading and writing the fields below; made once,
 	// so that visiting allocates nothing.
@@ -34,21 +32,8 @@ type demandClasses struct {
 	match                 bool
 }
 
-// demandClass is one demand shape of a ClusterQueue's workloads.
-type demandClass struct {
-	// class is the shape with, as its rate, how many running and Quotable
-	// pending workloads have it (the a-priori model's mix).
-	class capacity.Class
-	// classified says whether classification and options are computed.
-	classified     bool
-	classification capacity.Classification
-	options        []capacity.Quantities
-	// index is the class's position in demandClasses.all.
-	index uint32
-}
-
 func newDemandClasses() *demandClasses {
-	d := &demandClasses{seed: maphash.MakeSeed(), byHash: make(map[uint64][]*demandClass)}
+	d := &demandClasses{seed: maphash.MakeSeed(), byHash: make(map[uint64][]int)}
 	d.hashEntry = func(name corev1.ResourceName, v int64) {
 		d.sum += maphash.Comparable(d.seed, requestEntry{name: name, perPod: perPod(v, d.count)})
 	}
@@ -60,51 +45,18 @@ func newDemandClasses() *demandClasses {
 	return d
 }
 
-// of returns the class of a workload's demand, created with rate 0.
-func (d *demandClasses) of(info *workload.Info) *demandClass {
+// of returns the class of a workload's demand, an index into shapes.
+func (d *demandClasses) of(info *workload.Info) int {
 	h := d.hash(info)
-	for _, c := range d.byHash[h] {
-		if d.sameDemand(info, c.class.Workload) {
-			return c
+	for _, i := range d.byHash[h] {
+		if d.sameDemand(info, d.shapes[i]) {
+			return i
 		}
 	}
-	c := &demandClass{class: capacity.Class{Workload: workloadDemand(info)}, index: uint32(len(d.all))}
-	d.byHash[h] = append(d.byHash[h], c)
-	d.all = append(d.all, c)
-	return c
-}
-
-// classify returns the class's partition against cq and its flavor options,
-// computing them on first use.
-func (c *demandClass) classify(cq *capacity.ClusterQueue) (capacity.Classification, []capacity.Quantities) {
-	if !c.classified {
-		c.classification = capacity.Classify(cq, c.class.Workload)
-		c.options = demandOptions(cq, c.class.Workload)
-		c.classified = true
-	}
-	return c.classification, c.options
-}
-
-// mix is the a-priori model's demand mix: every class some workload counts
-// in, ordered by its printed shape (fmt.Sprint of its pod sets, printed
-// once per class), the order the model has always summed its classes in.
-func (d *demandClasses) mix() []capacity.Class {
-	type keyed struct {
-		key   string
-		class capacity.Class
-	}
-	var classes []keyed
-	for _, c := range d.all {
-		if c.class.Rate > 0 {
-			classes = append(classes, keyed{key: fmt.Sprint(c.class.Workload.PodSets), class: c.class})
-		}
-	}
-	slices.SortFunc(classes, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
-	out := make([]capacity.Class, len(classes))
-	for i, k := range classes {
-		out[i] = k.class
-	}
-	return out
+	i := len(d.shapes)
+	d.shapes = append(d.shapes, workloadDemand(info))
+	d.byHash[h] = append(d.byHash[h], i)
+	return i
 }
 
 // hash hashes what workloadDemand keeps of a workload: the requests of a

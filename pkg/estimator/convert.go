@@ -10,6 +10,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/resources"
+	"sigs.k8s.io/kueue/pkg/util/priority"
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
@@ -101,38 +102,6 @@ func workloadDemand(info *workload.Info) capacity.Workload {
 	return w
 }
 
-// demandOptions lists the flavor assignments the forecast may try for a
-// pending workload, in order: option i puts the workload's total demand
-// (capacity.Workload.TotalDemand, "pods" included where covered) of every
-// resource group on the group's i-th flavor (or its last one), the order in
-// which Kueue's flavor assigner prefers them.
-func demandOptions(cq *capacity.ClusterQueue, w capacity.Workload) []capacity.Quantities {
-	total := w.TotalDemand(cq)
-	maxFlavors := 0
-	for _, g := range cq.ResourceGroups {
-		maxFlavors = max(maxFlavors, len(g.Flavors))
-	}
-	options := make([]capacity.Quantities, 0, maxFlavors)
-	for i := range maxFlavors {
-		opt := make(capacity.Quantities)
-		for _, g := range cq.ResourceGroups {
-			if len(g.Flavors) == 0 {
-				continue
-			}
-			flavor := g.Flavors[min(i, len(g.Flavors)-1)].Name
-			for _, r := range g.Resources {
-				if v := total[r]; v > 0 {
-					opt[capacity.FlavorResource{Flavor: flavor, Resource: r}] = v
-				}
-			}
-		}
-		if !slices.ContainsFunc(options, func(o capacity.Quantities) bool { return equalQuantities(o, opt) }) {
-			options = append(options, opt)
-		}
-	}
-	return options
-}
-
 // runningUsage is the quota an admitted workload holds, per flavor-resource.
 func runningUsage(info *workload.Info) capacity.Quantities {
 	out := make(capacity.Quantities)
@@ -189,14 +158,10 @@ func preemptionOf(p kueue.PreemptionPolicy) forecast.PreemptionPolicy {
 	return forecast.PreemptionNever
 }
 
-func equalQuantities(a, b capacity.Quantities) bool {
-	if len(a) != len(b) {
-		return false
+// priorityOf is a workload's priority as Kueue orders it (0 for none).
+func priorityOf(wl *kueue.Workload) int32 {
+	if wl == nil {
+		return 0
 	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
+	return priority.Priority(wl)
 }

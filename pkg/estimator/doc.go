@@ -1,12 +1,20 @@
 // Package estimator is the one package a patched Kueue calls to estimate how
 // long pending workloads will wait. It adapts Kueue's in-memory state (the
 // scheduler cache's snapshot, the queue manager's ordered pending lists and
-// the informer's Workload objects) to the pure models of this module:
+// the informer's Workload objects) to the Kueue-free engine of this module:
 //
-//   - [capacity] for the Quotable/Unfeasible partition and k_eff,
-//   - [queueing] for the paper's a-priori M/G/k model,
-//   - [stats] for the online arrival, service and preemption statistics,
-//   - [forecast] for the state-conditioned per-workload forecast.
+//   - [engine] rolls one ClusterQueue from plain inputs: the
+//     Quotable/Unfeasible partition and k_eff ([capacity]), the paper's
+//     a-priori M/G/k model ([queueing]), the state-conditioned per-workload
+//     forecast ([forecast]) and the what-if answers;
+//   - [stats] and [calibration] hold the online arrival, service,
+//     preemption and coverage statistics this package feeds from Kueue's
+//     events and hands the engine at each refresh.
+//
+// What stays here is the adaptation: converting Kueue's snapshot and
+// pending lists to an [engine.Queue] (convert.go, classes.go, lent.go),
+// the statistics fed by events (events.go, stats.go), the refresh loop
+// (estimator.go) and publication (results.go, ledger.go).
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
@@ -56,10 +57,10 @@ type QueueSource interface {
 // Estimator estimates wait times for the pending workloads of a Kueue
 // manager. Build it with [New]; it is safe for concurrent use.
 type Estimator struct {
-	opts       options
-	snapshots  SnapshotSource
-	queues     QueueSource
-	forecaster *forecast.Forecaster
+	opts      options
+	snapshots SnapshotSource
+	queues    QueueSource
+	engine    *engine.Engine
 
 	mu       sync.Mutex
 	rng      *rand.Rand
@@ -136,6 +137,14 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
+	eng, err := engine.New(f, engine.Config{
+		PriorMeanServiceSeconds: o.priorMeanService.Seconds(),
+		MinServiceSamples:       o.minServiceSamples,
+		HorizonSeconds:          o.horizon.Seconds(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
 	cycleBusy, err := stats.NewEMA(cycleBusyAlpha)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
@@ -144,7 +153,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		opts:       o,
 		snapshots:  snapshots,
 		queues:     queues,
-		forecaster: f,
+		engine:     eng,
 		rng:        o.rng,
 		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
 		specs:      make(map[kueue.ClusterQueueReference]queueSpec),
@@ -875,18 +884,71 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 	return next, outputs
 }
 
-// refreshQueue computes one ClusterQueue's model and forecasts into out,
-// and gives the ledger the first estimate of each workload.
+// refreshQueue converts one ClusterQueue's state to the engine's terms,
+// rolls it, publishes its model and forecasts into out, and gives the ledger
+// the first estimate of each workload.
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueOutput, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
 	capModel := ClusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
 	in := e.queueInputs(cqs, len(pending))
-	admitted, view, strategy, cyclePeriod, rng := in.admitted, in.view, in.spec.strategy, in.cyclePeriod, in.rng
-	model := QueueModel{ClusterQueue: cqs.Name, At: now, PendingWorkloads: len(pending)}
+	view := in.view
+	queue := engine.Queue{
+		Capacity:           capModel,
+		Running:            make([]engine.Running, 0, len(cqs.Workloads)),
+		Pending:            make([]engine.Pending, 0, len(pending)),
+		Policy:             policyOf(in.spec.strategy),
+		WithinClusterQueue: preemptionOf(in.spec.withinClusterQueue),
+		CyclePeriodSeconds: in.cyclePeriod,
+		Stats:              view.Stats,
+	}
+	classes := newDemandClasses()
+	for _, info := range cqs.Workloads {
+		r := engine.Running{Class: classes.of(info), Usage: runningUsage(info),
+			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
+		at, ok := in.admitted[workload.Key(info.Obj)]
+		if !ok {
+			at, ok = admissionTime(info.Obj)
+		}
+		if ok {
+			r.AgeSeconds = max(now.Sub(at).Seconds(), 0)
+		}
+		queue.Running = append(queue.Running, r)
+	}
+	keys := make([]workload.Reference, len(pending))
+	for i, info := range pending {
+		keys[i] = workload.Key(info.Obj)
+		queue.Pending = append(queue.Pending, engine.Pending{ID: string(keys[i]), Class: classes.of(info),
+			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
+	}
+	queue.Classes = classes.shapes
+	// A ClusterQueue that reclaims its lent quota by preemption
+	// (reclaimWithinCohort) gets it back within about one reaction of the
+	// scheduler, and the roll takes it as free; one that does not waits
+	// for the borrowers' workloads to end. Modelling the reclaim's delay
+	// in the same way measured no better (see the README's Results).
+	if reclaims := in.spec.reclaimWithinCohort; reclaims == "" || reclaims == kueue.PreemptionPolicyNever {
+		if lent := lentQuota(cqs); len(lent) > 0 {
+			queue.Lent, queue.LentHolders = lent, lentHolders(cqs, lent, now)
+		}
+	}
+
+	rolled, err := e.engine.Roll(queue, in.seed)
+	if err != nil {
+		e.opts.log.V(4).Info("Cannot roll the ClusterQueue", "clusterQueue", cqs.Name, "err", err)
+		return
+	}
+	if rolled.ModelErr != nil {
+		e.opts.log.V(4).Info("Cannot compute all of the queue model", "clusterQueue", cqs.Name, "err", rolled.ModelErr)
+	}
+	if rolled.ForecastErr != nil {
+		e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", rolled.ForecastErr)
+	}
+	model := QueueModel{ClusterQueue: cqs.Name, At: now, APriori: rolled.Model,
+		PendingWorkloads: len(pending), UnfeasibleWorkloads: rolled.UnfeasibleWorkloads}
 	if view.hasEMA {
-		model.EMAWait, model.HasEMA = seconds(view.ema), true
+		model.EMAWait, model.HasEMA = engine.Seconds(view.ema), true
 	}
 	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.p50Coverage, view.p90Coverage, view.hasCoverage
 	model.ScoredWorkloads = view.scored
@@ -898,123 +960,24 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	if view.calibrated {
 		model.Calibrated = true
-		model.P50Adjustment, model.P90Adjustment = math.Exp(view.calibration.q50), math.Exp(view.calibration.q90)
+		model.P50Adjustment, model.P90Adjustment = math.Exp(view.Calibration.Q50), math.Exp(view.Calibration.Q90)
 	}
-
-	queue := forecast.Queue{
-		Capacity:                forecastCapacity(capModel),
-		Policy:                  policyOf(strategy),
-		CyclePeriodSeconds:      finiteNonNegative(cyclePeriod),
-		AdmissionLatencySeconds: finiteNonNegative(view.admissionLatency),
-		AdmissionLatencySample:  view.admissionLatencySample,
-		// The refresh runs apart from the scheduler's cycles.
-		RandomCyclePhase:       true,
-		Running:                make([]forecast.Running, 0, len(cqs.Workloads)),
-		Pending:                make([]forecast.Pending, 0, len(pending)),
-		WithinClusterQueue:     preemptionOf(in.spec.withinClusterQueue),
-		PreemptionDelaySeconds: finiteNonNegative(view.preemptionDelay),
-		// Kueue's job integrations stop an evicted job's pods: a preempted
-		// workload starts over when readmitted.
-		PreemptedRestart: true,
-	}
-	classes := newDemandClasses()
-	var maxExecSum float64
-	var maxExecCount int
-	shapes := make(arrivalShapes)
-	for _, info := range cqs.Workloads {
-		r := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
-		shapes.addRunning(r.Priority, r)
-		at, ok := admitted[workload.Key(info.Obj)]
-		if !ok {
-			at, ok = admissionTime(info.Obj)
-		}
-		if ok {
-			r.AgeSeconds = max(now.Sub(at).Seconds(), 0)
-		}
-		if r.MaxExecutionSeconds > 0 {
-			maxExecSum += r.MaxExecutionSeconds
-			maxExecCount++
-		}
-		queue.Running = append(queue.Running, r)
-		classes.of(info).class.Rate++
-	}
-	classifications := make([]capacity.Classification, len(pending))
-	whatIfPending := compactPending{classes: make([]uint32, 0, len(pending))}
-	keys := make([]workload.Reference, len(pending))
-	for i, info := range pending {
-		keys[i] = workload.Key(info.Obj)
-		class := classes.of(info)
-		var options []capacity.Quantities
-		classifications[i], options = class.classify(capModel)
-		quotable := classifications[i].Admissibility != capacity.Unfeasible
-		if !quotable {
-			model.UnfeasibleWorkloads++
-		} else {
-			class.class.Rate++
-		}
-		p := forecast.Pending{
-			ID:                  string(keys[i]),
-			Options:             options,
-			Quotable:            quotable,
-			MaxExecutionSeconds: maxExecutionSeconds(info.Obj),
-			Priority:            priorityOf(info.Obj),
-		}
-		whatIfPending.add(class.index, p)
-		if p.MaxExecutionSeconds > 0 {
-			maxExecSum += p.MaxExecutionSeconds
-			maxExecCount++
-		}
-		queue.Pending = append(queue.Pending, p)
-		shapes.addPending(p)
-	}
-	queue.Arrivals = higherPriorityArrivals(view.priorityRates, view.priorityWindows, queue.Pending, shapes)
-	// A ClusterQueue that reclaims its lent quota by preemption
-	// (reclaimWithinCohort) gets it back within about one reaction of the
-	// scheduler, and the roll takes it as free; one that does not waits
-	// for the borrowers' workloads to end. Modelling the reclaim's delay
-	// in the same way measured no better (see the README's Results).
-	if reclaims := in.spec.reclaimWithinCohort; reclaims == "" || reclaims == kueue.PreemptionPolicyNever {
-		if lent := lentQuota(cqs); len(lent) > 0 {
-			if holders := lentHolders(cqs, lent, now); len(holders) > 0 {
-				queue.Lent, queue.LentHolders = lent, holders
-			}
-		}
-	}
-
-	e.fillQueueModel(&model, capModel, classes.mix(), view)
 	out.q.model, out.q.hasModel = model, true
+	out.q.whatIf = rolled.Scene
 
-	method, service := e.serviceModel(view, maxExecSum, maxExecCount)
-	queue.Service = service
-	if method == MethodForecast {
-		queue.ServiceByPriority = priorityServiceModels(view.priorityService)
-	}
-	out.q.whatIf = newWhatIfScene(queue, whatIfPending, classes, capModel, method, view, shapes, in.seed)
-	var estimates []forecast.Estimate
-	if service != nil && len(pending) > 0 {
-		var err error
-		estimates, err = e.forecaster.Forecast(queue, rng)
-		if err != nil {
-			e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", err)
-			estimates = nil
-		}
-	}
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
-	ledgerStamp := newLedgerStamp(&model, method, view.calibration)
+	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
 	for i, key := range keys {
+		r := rolled.Estimates[i]
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
-		if classifications[i].Admissibility == capacity.Unfeasible {
-			est.Admissibility, est.Reason = Unfeasible, classifications[i].Reason
-		} else if estimates != nil && i < len(estimates) && estimates[i].Quotable {
-			e.fillWait(&est, estimates[i], method, view.calibration, queue.Pending[i].Priority)
+		if r.Unfeasible {
+			est.Admissibility, est.Reason = Unfeasible, r.Reason
+		} else {
+			est.setWait(r.Wait)
 		}
 		out.add(key, store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable {
-			var f forecast.Estimate
-			if est.HasWait {
-				f = estimates[i]
-			}
-			ledger.add(key, ledgerLine(ledgerStamp, est.HasWait, f.ExpectedWaitSeconds, f.P50Seconds, f.P90Seconds))
+			ledger.add(key, ledgerLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}
 	}
 }
@@ -1026,9 +989,8 @@ type queueInputs struct {
 	view        statsView
 	spec        queueSpec
 	cyclePeriod float64
-	rng         *rand.Rand
-	// seed is rng's seed, kept for the what-if forecasts on this
-	// refresh's state (see whatIfScene).
+	// seed seeds the roll's random numbers, and the what-if forecasts' on
+	// this refresh's state (see engine.Scene).
 	seed [2]uint64
 }
 
@@ -1045,102 +1007,13 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int
 	s.pending = pending
 	in.view = s.view()
 	meanService := e.opts.priorMeanService.Seconds()
-	if in.view.hasService {
-		meanService = in.view.serviceMean
+	if in.view.HasService {
+		meanService = in.view.ServiceMean
 	}
-	in.view.calibration = s.currentCalibration(calibrationScale(meanService))
+	in.view.Calibration = s.currentCalibration(engine.CalibrationScale(meanService))
 	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
-	in.rng = rand.New(rand.NewPCG(in.seed[0], in.seed[1]))
 	return in
-}
-
-// bootstrapServiceBelow is the sample size below which the observed
-// service times are bootstrapped per replica of the roll
-// ([forecast.Bootstrap]): the sample mean's relative standard error C_S/√n
-// is above 14 % (for C_S = 1) there, comparable to the roll's own spread of
-// one admission; above it the sample is taken as the law.
-const bootstrapServiceBelow = 50
-
-// serviceModel picks the service law of a forecast: the observed sample
-// once there are enough completions (MethodForecast), bootstrapped per
-// replica while it has fewer than bootstrapServiceBelow, else an exponential
-// prior (MethodAPriori) from the configured mean or, failing that, the mean
-// maximum execution time of the known workloads (an upper bound, so the
-// forecast errs long); nil when there is nothing to go on.
-func (e *Estimator) serviceModel(v statsView, maxExecSum float64, maxExecCount int) (Method, forecast.ServiceModel) {
-	if v.hasService && len(v.serviceSample) >= e.opts.minServiceSamples {
-		if len(v.serviceSample) < bootstrapServiceBelow {
-			if m, err := forecast.NewBootstrap(v.serviceSample); err == nil {
-				return MethodForecast, m
-			}
-		} else if m, err := forecast.NewEmpirical(v.serviceSample); err == nil {
-			return MethodForecast, m
-		}
-	}
-	prior := e.opts.priorMeanService.Seconds()
-	if prior <= 0 && maxExecCount > 0 {
-		prior = maxExecSum / float64(maxExecCount)
-	}
-	if prior > 0 {
-		if m, err := forecast.NewExponential(prior); err == nil {
-			return MethodAPriori, m
-		}
-	}
-	return MethodNone, nil
-}
-
-// priorityServiceModels are the service laws of the priorities with a
-// sample of their own (see statsView.priorityService): each its observed
-// sample, as the pooled law is once it holds bootstrapServiceBelow; nil when
-// there is none.
-func priorityServiceModels(samples map[int32][]float64) map[int32]forecast.ServiceModel {
-	var out map[int32]forecast.ServiceModel
-	for p, sample := range samples {
-		m, err := forecast.NewEmpirical(sample)
-		if err != nil {
-			continue
-		}
-		if out == nil {
-			out = make(map[int32]forecast.ServiceModel, len(samples))
-		}
-		out[p] = m
-	}
-	return out
-}
-
-// forecastCapacity is what the ClusterQueue can use now: nominal quota plus
-// what it could borrow at this instant, per flavor-resource (saturating at
-// capacity.Unlimited through Quantities.Add).
-func forecastCapacity(cq *capacity.ClusterQueue) capacity.Quantities {
-	nominal, borrowable := make(capacity.Quantities), make(capacity.Quantities)
-	for _, g := range cq.ResourceGroups {
-		for _, f := range g.Flavors {
-			for i, r := range g.Resources {
-				fr := capacity.FlavorResource{Flavor: f.Name, Resource: r}
-				nominal[fr], borrowable[fr] = f.Quotas[i].Nominal, f.Quotas[i].ExpectedBorrowable
-			}
-		}
-	}
-	nominal.Add(borrowable)
-	return nominal
-}
-
-func seconds(s float64) time.Duration {
-	if !(s > 0) {
-		return 0
-	}
-	if s >= math.MaxInt64/float64(time.Second) {
-		return time.Duration(math.MaxInt64)
-	}
-	return time.Duration(s * float64(time.Second))
-}
-
-func finiteNonNegative(v float64) float64 {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 0
-	}
-	return v
 }

@@ -26,6 +26,8 @@ import (
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -157,7 +159,7 @@ func TestRefreshPaperPartitionAndModel(t *testing.T) {
 		t.Fatal("no queue model for cq")
 	}
 	wantModel := QueueModel{
-		ClusterQueue: "cq", EffectiveServers: 4, BottleneckFlavor: "default", BottleneckResource: "cpu",
+		ClusterQueue: "cq", APriori: engine.APriori{EffectiveServers: 4, BottleneckFlavor: "default", BottleneckResource: "cpu"},
 		PendingWorkloads: 4, UnfeasibleWorkloads: 1, At: t0,
 	}
 	if diff := cmp.Diff(wantModel, model); diff != "" {
@@ -563,7 +565,7 @@ func TestNewResultsServesWhatItHolds(t *testing.T) {
 		Reason: "flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)",
 	}
 	other := WorkloadEstimate{ClusterQueue: "cq2", Admissibility: Quotable, Method: MethodNone, EstimatedAt: t0.Add(time.Minute)}
-	model := QueueModel{ClusterQueue: "cq", EffectiveServers: 4}
+	model := QueueModel{ClusterQueue: "cq", APriori: engine.APriori{EffectiveServers: 4}}
 	r := NewResults(t0, map[workload.Reference]WorkloadEstimate{"ns/w": est, "ns/u": unfeasible, "ns/o": other},
 		map[kueue.ClusterQueueReference]QueueModel{"cq": model})
 	for key, want := range map[workload.Reference]WorkloadEstimate{"ns/w": est, "ns/u": unfeasible, "ns/o": other} {
@@ -778,7 +780,7 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	e.mu.Unlock()
 	type delays struct{ AdmissionLatency, PreemptionDelay float64 }
 	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
-	if diff := cmp.Diff(want, delays{v.admissionLatency, v.preemptionDelay}, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(want, delays{v.AdmissionLatency, v.PreemptionDelay}, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("measured delays in seconds (-want +got):\n%s", diff)
 	}
 }
@@ -793,8 +795,8 @@ func TestReclaimDoesNotMeasureAPreemptionDelay(t *testing.T) {
 	e.mu.Lock()
 	v := e.perQueue["cq"].view()
 	e.mu.Unlock()
-	if v.preemptionDelay != 0 {
-		t.Errorf("preemption delay after a reclaim = %v s, want none measured (0)", v.preemptionDelay)
+	if v.PreemptionDelay != 0 {
+		t.Errorf("preemption delay after a reclaim = %v s, want none measured (0)", v.PreemptionDelay)
 	}
 }
 
@@ -853,7 +855,7 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	e.mu.Lock()
 	v := e.perQueue["cq"].view()
 	e.mu.Unlock()
-	if diff := cmp.Diff(3.25, v.preemptionDelay, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(3.25, v.PreemptionDelay, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("preemption delay in seconds (-want +got):\n%s", diff)
 	}
 }
@@ -878,42 +880,11 @@ func TestAdmissionLatencySampleIsKept(t *testing.T) {
 	e.mu.Lock()
 	v := e.perQueue["cq"].view()
 	e.mu.Unlock()
-	slices.Sort(v.admissionLatencySample)
-	if diff := cmp.Diff([]float64{0.5, 1, 3}, v.admissionLatencySample, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	slices.Sort(v.AdmissionLatencySample)
+	if diff := cmp.Diff([]float64{0.5, 1, 3}, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("latency sample in seconds (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(1.5, v.admissionLatency, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(1.5, v.AdmissionLatency, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("mean latency in seconds (-want +got):\n%s", diff)
-	}
-}
-
-// TestSmallServiceSampleIsBootstrapped: below bootstrapServiceBelow
-// completions the roll resamples the service sample per replica; from
-// there on it takes the sample as the law.
-func TestSmallServiceSampleIsBootstrapped(t *testing.T) {
-	e := newTestEnv(t, paperObjects()).estimator(t)
-	sample := func(n int) statsView {
-		v := statsView{hasService: true}
-		for i := range n {
-			v.serviceSample = append(v.serviceSample, float64(1+i%7))
-		}
-		return v
-	}
-	cases := map[string]struct {
-		n    int
-		want string
-	}{
-		"too few for a sample":     {n: DefaultMinServiceSamples - 1, want: "<nil>"},
-		"smallest sample":          {n: DefaultMinServiceSamples, want: "*forecast.Bootstrap"},
-		"just below the threshold": {n: bootstrapServiceBelow - 1, want: "*forecast.Bootstrap"},
-		"at the threshold":         {n: bootstrapServiceBelow, want: "*forecast.Empirical"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			_, m := e.serviceModel(sample(tc.n), 0, 0)
-			if diff := cmp.Diff(tc.want, fmt.Sprintf("%T", m)); diff != "" {
-				t.Errorf("service model type (-want +got):\n%s", diff)
-			}
-		})
 	}
 }

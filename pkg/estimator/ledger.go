@@ -6,6 +6,8 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 // The prediction ledger keeps, for every pending workload, the first wait
@@ -97,7 +99,7 @@ type ledgerStamp struct {
 	at                eventTime
 	method            Method
 	ema, paper, whitt float64
-	calibration       quantileCalibration
+	calibration       engine.Calibration
 }
 
 // trackedWorkload is what the estimator keeps per pending workload, 24
@@ -135,7 +137,7 @@ func (t trackedWorkload) arrivedAt(created time.Time) (time.Time, bool) {
 
 // newLedgerStamp builds the stamp of a refresh of one ClusterQueue from
 // the model it published and the calibration it applied.
-func newLedgerStamp(m *QueueModel, method Method, cal quantileCalibration) *ledgerStamp {
+func newLedgerStamp(m *QueueModel, method Method, cal engine.Calibration) *ledgerStamp {
 	s := &ledgerStamp{clusterQueue: m.ClusterQueue, at: eventTimeOf(m.At), method: method,
 		ema: math.NaN(), paper: math.NaN(), whitt: math.NaN(), calibration: cal}
 	if m.HasEMA {
@@ -172,7 +174,7 @@ func (l trackedWorkload) score(key workload.Reference, cq kueue.ClusterQueueRefe
 	}
 	s.Forecast = remaining(float64(l.mean))
 	if s.Forecast.OK {
-		p50, p90 := l.stamp.calibration.publishFor(priority, float64(l.p50), float64(l.p90))
+		p50, p90 := l.stamp.calibration.PublishFor(priority, float64(l.p50), float64(l.p90))
 		s.P50, s.P90 = remaining(p50), remaining(p90)
 	} else {
 		s.Method = MethodNone
@@ -190,7 +192,7 @@ func remaining(s float64) Prediction {
 	if math.IsNaN(s) {
 		return Prediction{}
 	}
-	return Prediction{Wait: seconds(s), OK: true}
+	return Prediction{Wait: engine.Seconds(s), OK: true}
 }
 
 // ledgerBatch bounds how many ledger lines a refresh writes per hold of the

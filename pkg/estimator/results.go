@@ -7,6 +7,8 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 // Admissibility is the paper's partition (Def. 3) of a pending workload.
@@ -21,20 +23,22 @@ const (
 	Unfeasible Admissibility = "Unfeasible"
 )
 
-// Method says how a [WorkloadEstimate]'s wait was computed.
-type Method string
+// Method says how a [WorkloadEstimate]'s wait was computed: the engine's
+// one enumeration of methods.
+type Method = engine.Method
 
+// The methods, as [engine.Method] defines them.
 const (
-	// MethodForecast: a Monte Carlo roll of the live queue with the
-	// ClusterQueue's observed service times.
-	MethodForecast Method = "Forecast"
-	// MethodAPriori: the same roll with an a-priori exponential service law
-	// (the configured prior, or the workloads' maximum execution times),
-	// because too few completions have been observed.
-	MethodAPriori Method = "APriori"
-	// MethodNone: no wait is given: the workload is Unfeasible, or nothing
-	// is known yet about service times.
-	MethodNone Method = "None"
+	MethodForecast = engine.MethodForecast
+	MethodAPriori  = engine.MethodAPriori
+	MethodNone     = engine.MethodNone
+)
+
+// LoadModel and PriorityModel are the engine's a-priori figures (see
+// [QueueModel]).
+type (
+	LoadModel     = engine.LoadModel
+	PriorityModel = engine.PriorityModel
 )
 
 // WorkloadEstimate is what the estimator publishes for one pending workload.
@@ -60,55 +64,25 @@ type WorkloadEstimate struct {
 	BeyondHorizon bool
 }
 
+// setWait sets the wait of a Quotable estimate to the engine's w (none
+// when w has none), with EstimatedAdmission at EstimatedAt + ExpectedWait.
+func (est *WorkloadEstimate) setWait(w engine.Wait) {
+	if !w.HasWait {
+		return
+	}
+	est.Method, est.HasWait = w.Method, true
+	est.ExpectedWait, est.P50, est.P90, est.BeyondHorizon = w.ExpectedWait, w.P50, w.P90, w.BeyondHorizon
+	est.EstimatedAdmission = est.EstimatedAt.Add(est.ExpectedWait)
+}
+
 // QueueModel is the a-priori queueing model of one ClusterQueue (paper
 // §3.3–3.5) with the statistics it was computed from.
 type QueueModel struct {
 	ClusterQueue kueue.ClusterQueueReference
-	// EffectiveServers is k_eff by vector packing of the nominal quota over
-	// the demand mix of the known workloads (Eq. 3, or Eq. 4 for several
-	// demand shapes): the model's server count. Zero when no workload is
-	// known or the nominal quota cannot hold one.
-	EffectiveServers int
-	// EffectiveServersWithBorrowing is k_eff⁺, the same count with the
-	// expected borrowable capacity added (§3.5): the paper's optimistic
-	// bound, reported beside the nominal model, never instead of it; valid
-	// when HasBorrowing (it differs from EffectiveServers).
-	EffectiveServersWithBorrowing int
-	HasBorrowing                  bool
-	BottleneckFlavor              string
-	BottleneckResource            string
-	// HasArrivalsAndService is set once arrivals and service times have
-	// been measured: ArrivalRate to ServiceSCV are meaningful only then.
-	HasArrivalsAndService bool
-	// ArrivalRate is λ (new workloads per second), PreemptionRate μ_p
-	// (preempted workloads re-entering per second).
-	ArrivalRate    float64
-	ArrivalSCV     float64
-	PreemptionRate float64
-	MeanService    time.Duration
-	ServiceSCV     float64
-	// HasRates is set when the nominal model was evaluated: arrivals and
-	// service times measured, 1 ≤ EffectiveServers and the quota bounded.
-	// Utilization to WhittMeanWait and Priorities are meaningful only then.
-	HasRates bool
-	// Utilization is ρ_eff = (λ + μ_p)·E[S]/k_eff over the nominal
-	// EffectiveServers; it may exceed 1.
-	Utilization float64
-	// Stable is ρ_eff < 1; when false no mean wait exists.
-	Stable bool
-	// ProbabilityOfWait is the Erlang-C probability (valid when Stable).
-	ProbabilityOfWait float64
-	// MeanWait is the paper's Approximation 1, WhittMeanWait the GI/G/k
-	// estimate with the measured c_a² (valid when Stable).
-	MeanWait      time.Duration
-	WhittMeanWait time.Duration
-	// WithBorrowing is the same model over EffectiveServersWithBorrowing:
-	// the paper's optimistic bound k_eff⁺, valid when HasRatesWithBorrowing
-	// (HasBorrowing, arrivals and service times measured, 1 ≤ k_eff⁺). It
-	// is given also when the nominal quota holds no workload (k_eff = 0,
-	// HasRates false) and borrowing does.
-	WithBorrowing         LoadModel
-	HasRatesWithBorrowing bool
+	// APriori is the paper's model of the ClusterQueue (k_eff, k_eff⁺, the
+	// measured rates and the M/G/k figures over them); its fields read as
+	// QueueModel's own.
+	engine.APriori
 	// EMAWait is the paper's baseline, an EMA of observed waits; valid
 	// when HasEMA.
 	EMAWait time.Duration
@@ -133,11 +107,6 @@ type QueueModel struct {
 	// with an admissionScope when admission fair sharing is on. Its
 	// forecasts are then approximations outside the accuracy claims.
 	UnmodelledOrdering Ordering
-	// Priorities break the a-priori model down by workload priority, from
-	// the highest down, once arrivals of two or more priorities have been
-	// measured (with HasRates): the paper's priority rule, each class
-	// waiting behind the load of its own and every higher priority.
-	Priorities []PriorityModel
 	// PendingWorkloads and UnfeasibleWorkloads count the pending list.
 	PendingWorkloads    int
 	UnfeasibleWorkloads int
@@ -207,7 +176,7 @@ type queueResults struct {
 	generation int64
 	// whatIf is the state the forecasts were rolled from, kept for what-if
 	// forecasts (see Estimator.WhatIf); nil for parts NewResults builds.
-	whatIf *whatIfScene
+	whatIf *engine.Scene
 }
 
 // newQueueResults returns an empty part for about n pending workloads.
@@ -502,37 +471,6 @@ type RefreshReport struct {
 	// one up to MaxStaleness ([WithRefreshCPU]), so results are at most
 	// MaxStaleness plus one refresh old.
 	MaxStaleness time.Duration
-}
-
-// LoadModel is the a-priori M/G/k model of a ClusterQueue over one
-// server count k.
-type LoadModel struct {
-	// Utilization is ρ = (λ + μ_p)·E[S]/k; it may exceed 1.
-	Utilization float64
-	// Stable is ρ < 1; ProbabilityOfWait (Erlang-C), MeanWait (the paper's
-	// Approximation 1) and WhittMeanWait (GI/G/k) are valid only then.
-	Stable            bool
-	ProbabilityOfWait float64
-	MeanWait          time.Duration
-	WhittMeanWait     time.Duration
-}
-
-// PriorityModel is the a-priori model of one priority class of a
-// ClusterQueue. Service times are not measured per priority: every class
-// is given the ClusterQueue's E[S] and C_S².
-type PriorityModel struct {
-	Priority int32
-	// ArrivalRate is λ_p, the measured arrivals of this priority per
-	// second (preempted workloads re-entering are not split by priority
-	// and not in it).
-	ArrivalRate float64
-	// Utilization is ρ_p = Σ_{p' ≥ p} λ_{p'}·E[S]/k_eff: the load of this
-	// class and every class that passes it. It may exceed 1.
-	Utilization float64
-	// Stable is ρ_p < 1; MeanWait, the paper's Approximation 1 at ρ_p, is
-	// valid only then.
-	Stable   bool
-	MeanWait time.Duration
 }
 
 // Ordering is an admission order of the manager's.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -62,7 +63,8 @@ type priorityStats struct {
 
 // priorityServiceSampleSize bounds the service sample of one priority of a
 // ClusterQueue (2 KiB of samples with the reservoir's sorted copy). The
-// roll uses a priority's own sample once it holds bootstrapServiceBelow.
+// roll uses a priority's own sample once it holds
+// engine.BootstrapServiceBelow.
 const priorityServiceSampleSize = 128
 
 // admissionLatencySampleSize bounds the reservoir of measured admission
@@ -208,82 +210,63 @@ func (e *Estimator) newQueueStats() *queueStats {
 	}
 }
 
-// statsView is a copy of what a refresh needs, taken under the lock.
+// statsView is a copy of what a refresh needs, taken under the lock: what
+// the engine rolls with, and what only the published model reports.
 type statsView struct {
-	arrivalRate, arrivalSCV float64
-	hasArrivals             bool
-	// priorityRates are the measured arrival rates by priority (those
-	// with enough arrivals to tell).
-	priorityRates map[int32]float64
-	// priorityWindows are the spans those rates were measured over
-	// (stats.EventRate.Exposure), in seconds: the roll extrapolates a
-	// rate no further ahead.
-	priorityWindows map[int32]float64
-	// priorityService are the service samples of the priorities with at
-	// least bootstrapServiceBelow of them, when the ClusterQueue has seen
-	// more than one priority.
-	priorityService          map[int32][]float64
-	preemptionRate           float64
-	serviceSample            []float64
-	serviceMean, serviceSCV  float64
-	hasService               bool
+	engine.Stats
 	ema                      float64
 	hasEMA                   bool
-	admissionLatency         float64
-	admissionLatencySample   []float64
-	preemptionDelay          float64
 	p50Coverage, p90Coverage float64
 	hasCoverage              bool
 	scored                   uint64
-	calibration              quantileCalibration
 	calibrated               bool
 }
 
 func (s *queueStats) view() statsView {
 	var v statsView
 	var ok1, ok2 bool
-	v.arrivalRate, ok1 = s.arrivals.Rate()
-	v.arrivalSCV, ok2 = s.arrivals.IntervalSCV()
+	v.ArrivalRate, ok1 = s.arrivals.Rate()
+	v.ArrivalSCV, ok2 = s.arrivals.IntervalSCV()
 	if !ok2 {
 		// Too few intervals to measure variability: assume Poisson, as the
 		// paper does.
-		v.arrivalSCV = 1
+		v.ArrivalSCV = 1
 	}
-	v.hasArrivals = ok1
+	v.HasArrivals = ok1
 	for p, ps := range s.byPriority {
 		if rate, ok := ps.arrivals.Rate(); ok && rate > 0 {
-			if v.priorityRates == nil {
-				v.priorityRates = make(map[int32]float64, len(s.byPriority))
-				v.priorityWindows = make(map[int32]float64, len(s.byPriority))
+			if v.PriorityRates == nil {
+				v.PriorityRates = make(map[int32]float64, len(s.byPriority))
+				v.PriorityWindows = make(map[int32]float64, len(s.byPriority))
 			}
-			v.priorityRates[p] = rate
-			v.priorityWindows[p] = ps.arrivals.Exposure()
+			v.PriorityRates[p] = rate
+			v.PriorityWindows[p] = ps.arrivals.Exposure()
 		}
-		if len(s.byPriority) > 1 && ps.service != nil && ps.service.Len() >= bootstrapServiceBelow {
-			if v.priorityService == nil {
-				v.priorityService = make(map[int32][]float64, len(s.byPriority))
+		if len(s.byPriority) > 1 && ps.service != nil && ps.service.Len() >= engine.BootstrapServiceBelow {
+			if v.PriorityService == nil {
+				v.PriorityService = make(map[int32][]float64, len(s.byPriority))
 			}
-			v.priorityService[p] = ps.service.AppendValues(nil)
+			v.PriorityService[p] = ps.service.AppendValues(nil)
 		}
 	}
-	v.preemptionRate, _ = s.preemptions.Rate()
-	v.serviceMean, ok1 = s.service.Mean()
-	v.serviceSCV, ok2 = s.service.SCV()
-	v.hasService = ok1 && ok2
-	if v.hasService {
-		v.serviceSample = s.service.AppendValues(nil)
+	v.PreemptionRate, _ = s.preemptions.Rate()
+	v.ServiceMean, ok1 = s.service.Mean()
+	v.ServiceSCV, ok2 = s.service.SCV()
+	v.HasService = ok1 && ok2
+	if v.HasService {
+		v.ServiceSample = s.service.AppendValues(nil)
 	}
 	v.ema, v.hasEMA = s.waits.Value()
 	if mean, ok := s.admissionLatency.Mean(); ok {
-		v.admissionLatency = mean
-		v.admissionLatencySample = s.admissionLatency.AppendValues(nil)
+		v.AdmissionLatency = mean
+		v.AdmissionLatencySample = s.admissionLatency.AppendValues(nil)
 	}
 	// A preemptor waits from the decision: the eviction's write, then
 	// what preemptionDelay measured from its sighting. Unmeasured (0), the
 	// roll's default applies.
 	if delay, ok := s.preemptionDelay.Value(); ok {
 		lag, _ := s.writeLag.Value()
-		v.preemptionDelay = delay + lag
+		v.PreemptionDelay = delay + lag
 	}
 	var ok50, ok90 bool
 	v.p50Coverage, ok50 = s.p50Hits.Value()

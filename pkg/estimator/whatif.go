@@ -3,15 +3,11 @@ package estimator
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"math"
-	"math/rand/v2"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
-	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
 var (
@@ -24,138 +20,6 @@ var (
 	// negative count or request.
 	ErrInvalidWhatIf = errors.New("invalid what-if workload")
 )
-
-// whatIfID is the ID the hypothetical workload takes in the roll.
-const whatIfID = "\x00what-if"
-
-// whatIfScene is the state one refresh rolled a ClusterQueue's forecasts
-// from, kept with its published part so that a what-if forecast rolls the
-// very same state with one more workload. It is immutable once published:
-// a what-if copies what it changes (the pending list, the arrival shapes).
-type whatIfScene struct {
-	// queue is the roll's input as the refresh built it but for its
-	// pending list and arrivals; Service is nil when nothing is known of
-	// service times (MethodNone).
-	queue forecast.Queue
-	// pending is the refresh's pending list, 12 bytes a workload, each
-	// with the index of its demand class in classes: a forecast.Pending
-	// takes 64, and every pending workload's would be kept.
-	pending     compactPending
-	classes     []pendingClass
-	capacity    *capacity.ClusterQueue
-	method      Method
-	calibration quantileCalibration
-	// priorityRates and shapes are what the refresh built the future
-	// arrivals from (see higherPriorityArrivals): a what-if of a priority
-	// above every pending one changes which arrivals pass it.
-	priorityRates, priorityWindows map[int32]float64
-	shapes                         arrivalShapes
-	// seed is the refresh's random seed: the what-if rolls with the same
-	// random numbers (common random numbers), so that it and the published
-	// forecasts differ by the workload inserted more than by sampling noise.
-	seed [2]uint64
-}
-
-// compactPending is what the roll takes of a refresh's pending workloads
-// but their IDs, in queue order: each workload's demand class index, and its
-// priority and maximum execution time as runs of equal values. Kueue queues
-// by priority first, so the priorities form a few runs, and a maximum
-// execution time is rare: about 4 bytes a workload.
-type compactPending struct {
-	classes []uint32
-	// priorities and maxExecs hold, in order, the index at which each run
-	// of equal values starts; maxExec is in whole seconds (Kueue's is an
-	// int32), 0 for none.
-	priorities []valueRun
-	maxExecs   []valueRun
-}
-
-// valueRun is a value that holds from index start to the next run's start.
-type valueRun struct {
-	start int32
-	value int32
-}
-
-// add appends a pending workload of demand class class.
-func (c *compactPending) add(class uint32, p forecast.Pending) {
-	i := int32(len(c.classes))
-	c.classes = append(c.classes, class)
-	c.priorities = appendRun(c.priorities, i, p.Priority)
-	c.maxExecs = appendRun(c.maxExecs, i, int32(min(max(p.MaxExecutionSeconds, 0), math.MaxInt32)))
-}
-
-// appendRun adds value at index i to runs, starting a run only when it
-// differs from the last one.
-func appendRun(runs []valueRun, i, value int32) []valueRun {
-	if n := len(runs); n > 0 && runs[n-1].value == value {
-		return runs
-	}
-	return append(runs, valueRun{start: i, value: value})
-}
-
-// len is how many pending workloads c holds.
-func (c *compactPending) len() int { return len(c.classes) }
-
-// runCursor reads runs at increasing indexes.
-type runCursor struct {
-	runs []valueRun
-	next int
-}
-
-// at returns the value at index i; i must not decrease between calls.
-func (r *runCursor) at(i int) int32 {
-	for r.next < len(r.runs) && int(r.runs[r.next].start) <= i {
-		r.next++
-	}
-	if r.next == 0 {
-		return 0
-	}
-	return r.runs[r.next-1].value
-}
-
-// pendingClass is what a demand class gives the roll of a pending workload.
-type pendingClass struct {
-	options  []capacity.Quantities
-	quotable bool
-}
-
-// newWhatIfScene keeps a refresh's roll input for what-if forecasts: the
-// queue without its pending list, which pending and the classes stand for.
-func newWhatIfScene(q forecast.Queue, pending compactPending, classes *demandClasses, capModel *capacity.ClusterQueue,
-	method Method, view statsView, shapes arrivalShapes, seed [2]uint64) *whatIfScene {
-	s := &whatIfScene{
-		queue: q, pending: pending, classes: make([]pendingClass, len(classes.all)), capacity: capModel, method: method,
-		calibration: view.calibration, priorityRates: view.priorityRates, priorityWindows: view.priorityWindows,
-		shapes: shapes, seed: seed,
-	}
-	s.queue.Pending, s.queue.Arrivals = nil, nil
-	for i, c := range classes.all {
-		if c.classified {
-			s.classes[i] = pendingClass{options: c.options, quotable: c.classification.Admissibility != capacity.Unfeasible}
-		}
-	}
-	return s
-}
-
-// pendingWith is the refresh's pending list with p inserted at position
-// at (0 ≤ at ≤ s.pending.len()).
-func (s *whatIfScene) pendingWith(at int, p forecast.Pending) []forecast.Pending {
-	out := make([]forecast.Pending, 0, s.pending.len()+1)
-	priorities, maxExecs := runCursor{runs: s.pending.priorities}, runCursor{runs: s.pending.maxExecs}
-	for i, c := range s.pending.classes {
-		if i == at {
-			out = append(out, p)
-		}
-		class := s.classes[c]
-		out = append(out, forecast.Pending{
-			Options: class.options, Quotable: class.quotable, MaxExecutionSeconds: float64(maxExecs.at(i)), Priority: priorities.at(i),
-		})
-	}
-	if at >= s.pending.len() {
-		out = append(out, p)
-	}
-	return out
-}
 
 // WhatIfEstimate is the forecast for a hypothetical workload submitted to
 // a ClusterQueue at the time of the last refresh (EstimatedAt): what
@@ -239,93 +103,32 @@ func (e *Estimator) WhatIf(cq kueue.ClusterQueueReference, info *workload.Info) 
 
 // whatIf computes the answer of WhatIf on a published part.
 func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priority int32, maxExec float64) WhatIfEstimate {
-	s, model := part.whatIf, part.model
+	model := part.model
+	r := e.engine.WhatIf(part.whatIf, demand, priority, maxExec)
+	if r.ForecastErr != nil {
+		e.opts.log.V(4).Info("What-if wait time forecast failed", "clusterQueue", model.ClusterQueue, "err", r.ForecastErr)
+	}
 	out := WhatIfEstimate{
 		WorkloadEstimate: WorkloadEstimate{
 			ClusterQueue: model.ClusterQueue, Admissibility: Quotable, Method: MethodNone, EstimatedAt: model.At,
 		},
 		Priority:         priority,
-		Position:         int32(whatIfPosition(s.pending, priority)),
+		Position:         r.Position,
 		QueueHasRates:    model.HasRates,
 		QueueStable:      model.Stable,
 		QueueUtilization: model.Utilization,
-	}
-	out.fillEffectiveServers(s.capacity, demand)
 
-	c := capacity.Classify(s.capacity, demand)
-	if c.Admissibility == capacity.Unfeasible {
-		out.Admissibility, out.Reason = Unfeasible, c.Reason
-		return out
+		EffectiveServers:              r.Servers.EffectiveServers,
+		EffectiveServersWithBorrowing: r.Servers.EffectiveServersWithBorrowing,
+		HasBorrowing:                  r.Servers.HasBorrowing,
+		Unbounded:                     r.Servers.Unbounded,
+		BottleneckFlavor:              r.Servers.BottleneckFlavor,
+		BottleneckResource:            r.Servers.BottleneckResource,
 	}
-	if s.queue.Service == nil {
-		return out
+	if r.Unfeasible {
+		out.Admissibility, out.Reason = Unfeasible, r.Reason
+	} else {
+		out.setWait(r.Wait)
 	}
-	q := s.queue
-	hypothetical := forecast.Pending{
-		ID: whatIfID, Options: demandOptions(s.capacity, demand), Quotable: true,
-		MaxExecutionSeconds: maxExec, Priority: priority,
-	}
-	q.Pending = s.pendingWith(int(out.Position), hypothetical)
-	shapes := maps.Clone(s.shapes)
-	if shapes == nil {
-		shapes = make(arrivalShapes)
-	}
-	shapes.addPending(hypothetical)
-	q.Arrivals = higherPriorityArrivals(s.priorityRates, s.priorityWindows, q.Pending, shapes)
-	estimates, err := e.forecaster.Forecast(q, rand.New(rand.NewPCG(s.seed[0], s.seed[1])))
-	if err != nil || int(out.Position) >= len(estimates) {
-		e.opts.log.V(4).Info("What-if wait time forecast failed", "clusterQueue", model.ClusterQueue, "err", err)
-		return out
-	}
-	e.fillWait(&out.WorkloadEstimate, estimates[out.Position], s.method, s.calibration, priority)
 	return out
-}
-
-// fillWait sets the wait of a Quotable estimate from the roll's forecast f:
-// the mean as rolled, P50 and P90 calibrated for the workload's priority,
-// all cut at the horizon (flagged BeyondHorizon). Published and what-if
-// estimates go through it alike.
-func (e *Estimator) fillWait(est *WorkloadEstimate, f forecast.Estimate, method Method, cal quantileCalibration, priority int32) {
-	horizon := e.opts.horizon.Seconds()
-	est.Method, est.HasWait = method, true
-	est.ExpectedWait = seconds(f.ExpectedWaitSeconds)
-	p50, p90 := cal.publishFor(priority, f.P50Seconds, f.P90Seconds)
-	est.P50, est.P90 = seconds(min(p50, horizon)), seconds(min(p90, horizon))
-	est.BeyondHorizon = p90 > horizon || f.Clamped
-	est.EstimatedAdmission = est.EstimatedAt.Add(est.ExpectedWait)
-}
-
-// whatIfPosition is where Kueue's queue order puts a workload of the given
-// priority created after every pending one: behind the last pending
-// workload of equal or higher priority (the list is in Kueue's order:
-// priorities do not increase along it, but for a sticky head).
-func whatIfPosition(pending compactPending, priority int32) int {
-	end := pending.len()
-	for i := len(pending.priorities) - 1; i >= 0; i-- {
-		if pending.priorities[i].value >= priority {
-			return end
-		}
-		end = int(pending.priorities[i].start)
-	}
-	return 0
-}
-
-// fillEffectiveServers sets k_eff (Eq. 3) of the shape over the nominal
-// quota and over nominal plus the expected borrowing, with the bottleneck.
-func (w *WhatIfEstimate) fillEffectiveServers(cq *capacity.ClusterQueue, demand capacity.Workload) {
-	k, err := capacity.KEff(cq, demand, capacity.BasisNominal)
-	switch {
-	case errors.Is(err, capacity.ErrZeroDemand):
-		w.Unbounded = true
-		return
-	case err != nil:
-		return
-	case k.Unbounded:
-		w.Unbounded = true
-		return
-	}
-	w.EffectiveServers, w.BottleneckFlavor, w.BottleneckResource = k.Servers, k.Flavor, k.Resource
-	if kb, err := capacity.KEff(cq, demand, capacity.BasisExpectedBorrowing); err == nil && !kb.Unbounded && kb.Servers != k.Servers {
-		w.EffectiveServersWithBorrowing, w.HasBorrowing = kb.Servers, true
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -17,8 +16,6 @@ import (
 	"sigs.k8s.io/kueue/pkg/resources"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
-
-	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
 // strictPaperObjects is paperObjects with a StrictFIFO ClusterQueue: two
@@ -232,53 +229,6 @@ func TestWhatIfErrors(t *testing.T) {
 	}
 }
 
-// The what-if's P50 and P90 get the adjustment the published ones get:
-// its priority's calibrators once they apply, else the ClusterQueue's.
-func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
-	env := newTestEnv(t, strictPaperObjects())
-	e := env.estimator(t, WithPriorMeanService(20*time.Second))
-	e.Refresh(env.ctx)
-	part := e.Results().part("cq")
-	raw := e.whatIf(part, workloadDemand(whatIfInfo("500m", 0)), 0, 0)
-
-	cases := map[string]struct {
-		cal      quantileCalibration
-		priority int32
-		want     func(p50, p90 float64) (float64, float64)
-	}{
-		"the ClusterQueue's adjustment": {
-			cal:  quantileCalibration{q50: math.Log(2), q90: math.Log(3), eps: 2},
-			want: func(p50, p90 float64) (float64, float64) { return publishWith(math.Log(2), math.Log(3), 2, p50, p90) },
-		},
-		"an applied priority adjustment replaces it": {
-			cal: quantileCalibration{q50: math.Log(2), q90: math.Log(3), eps: 2,
-				priorities: map[int32]priorityAdjustment{0: {q50: math.Log(0.5), q90: math.Log(0.75), applied: true}}},
-			want: func(p50, p90 float64) (float64, float64) {
-				return publishWith(math.Log(0.5), math.Log(0.75), 2, p50, p90)
-			},
-		},
-		"an unapplied priority adjustment does not": {
-			cal: quantileCalibration{q50: math.Log(2), q90: math.Log(3), eps: 2,
-				priorities: map[int32]priorityAdjustment{0: {q50: math.Log(0.5), q90: math.Log(0.75)}}},
-			want: func(p50, p90 float64) (float64, float64) { return publishWith(math.Log(2), math.Log(3), 2, p50, p90) },
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			scene := *part.whatIf
-			scene.calibration = tc.cal
-			calibrated := *part
-			calibrated.whatIf = &scene
-			got := e.whatIf(&calibrated, workloadDemand(whatIfInfo("500m", 0)), tc.priority, 0)
-			p50, p90 := tc.want(raw.P50.Seconds(), raw.P90.Seconds())
-			want := [3]float64{raw.ExpectedWait.Seconds(), p50, p90}
-			if diff := cmp.Diff(want, [3]float64{got.ExpectedWait.Seconds(), got.P50.Seconds(), got.P90.Seconds()}, cmpopts.EquateApprox(0, 1e-6)); diff != "" {
-				t.Errorf("mean, P50, P90 (-want,+got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // With ρ_eff ≥ 1 the what-if says the queue is unstable and its figures
 // stay finite and within the horizon.
 func TestWhatIfOnAnUnstableQueue(t *testing.T) {
@@ -331,43 +281,5 @@ func TestWhatIfConcurrentWithRefreshes(t *testing.T) {
 	wg.Wait()
 	if n := e.Panics(); n != 0 {
 		t.Errorf("%d panics recovered", n)
-	}
-}
-
-// TestCompactPendingKeepsEveryWorkload checks, on random pending lists, that
-// the compact record gives back every workload's class, priority and maximum
-// execution time in order, and the same what-if position as a scan of the
-// plain list.
-func TestCompactPendingKeepsEveryWorkload(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		n := rng.IntN(40)
-		var c compactPending
-		plain := make([]forecast.Pending, n)
-		classes := make([]uint32, n)
-		for i := range n {
-			classes[i] = uint32(rng.IntN(3))
-			plain[i] = forecast.Pending{Priority: int32(rng.IntN(3)), MaxExecutionSeconds: float64(rng.IntN(2) * rng.IntN(100))}
-			c.add(classes[i], plain[i])
-		}
-		priorities, maxExecs := runCursor{runs: c.priorities}, runCursor{runs: c.maxExecs}
-		for i := range n {
-			if c.classes[i] != classes[i] || priorities.at(i) != plain[i].Priority || float64(maxExecs.at(i)) != plain[i].MaxExecutionSeconds {
-				t.Fatalf("trial %d, workload %d: got class %d, priority %d, max %d; want %d, %d, %v",
-					trial, i, c.classes[i], priorities.at(i), maxExecs.at(i), classes[i], plain[i].Priority, plain[i].MaxExecutionSeconds)
-			}
-		}
-		for _, priority := range []int32{-1, 0, 1, 2, 3} {
-			want := 0
-			for i := n - 1; i >= 0; i-- {
-				if plain[i].Priority >= priority {
-					want = i + 1
-					break
-				}
-			}
-			if got := whatIfPosition(c, priority); got != want {
-				t.Fatalf("trial %d: position of priority %d = %d, want %d", trial, priority, got, want)
-			}
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package estimator
+package engine
 
 import (
 	"testing"
@@ -49,12 +49,12 @@ func TestPriorityModels(t *testing.T) {
 	}
 }
 
-// TestFillQueueModelBorrowing checks the one rule of predict and the live
+// TestNewAPrioriBorrowing checks the one rule of predict and the live
 // model: the figures are over the nominal k_eff, and those over k_eff⁺ go
 // beside them, also when only borrowing lets a workload run. λ = 0.05/s,
 // E[S] = 20 s, M/M/k: k = 2 gives ρ = 0.5, C(2, 1) = 1/3 and W = 20/3 s;
 // k = 4 gives ρ = 0.25 and W = 0.136054 s (as in TestPriorityModels).
-func TestFillQueueModelBorrowing(t *testing.T) {
+func TestNewAPrioriBorrowing(t *testing.T) {
 	queue := func(nominal, expectedBorrowable int64) *capacity.ClusterQueue {
 		return &capacity.ClusterQueue{Name: "cq", ResourceGroups: []capacity.ResourceGroup{{
 			Resources: []string{"cpu"},
@@ -64,24 +64,24 @@ func TestFillQueueModelBorrowing(t *testing.T) {
 		}}}
 	}
 	mix := []capacity.Class{{Rate: 1, Workload: capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": 10000}}}}}}
-	measured := statsView{hasArrivals: true, arrivalRate: 0.05, arrivalSCV: 1, hasService: true, serviceMean: 20, serviceSCV: 1}
+	measured := Stats{HasArrivals: true, ArrivalRate: 0.05, ArrivalSCV: 1, HasService: true, ServiceMean: 20, ServiceSCV: 1}
 	halfLoaded := LoadModel{Utilization: 0.5, Stable: true, ProbabilityOfWait: 1.0 / 3, MeanWait: 20 * time.Second / 3, WhittMeanWait: 20 * time.Second / 3}
 	quarterLoaded := LoadModel{Utilization: 0.25, Stable: true, ProbabilityOfWait: 0.020408, MeanWait: 136054 * time.Microsecond, WhittMeanWait: 136054 * time.Microsecond}
-	rates := QueueModel{HasArrivalsAndService: true, ArrivalRate: 0.05, ArrivalSCV: 1, MeanService: 20 * time.Second, ServiceSCV: 1}
-	withNominal := func(m QueueModel, l LoadModel) QueueModel {
+	rates := APriori{HasArrivalsAndService: true, ArrivalRate: 0.05, ArrivalSCV: 1, MeanService: 20 * time.Second, ServiceSCV: 1}
+	withNominal := func(m APriori, l LoadModel) APriori {
 		m.HasRates = true
 		m.Utilization, m.Stable, m.ProbabilityOfWait, m.MeanWait, m.WhittMeanWait = l.Utilization, l.Stable, l.ProbabilityOfWait, l.MeanWait, l.WhittMeanWait
 		return m
 	}
 	cases := map[string]struct {
 		cq    *capacity.ClusterQueue
-		stats statsView
-		want  QueueModel
+		stats Stats
+		want  APriori
 	}{
 		"no borrowing: the nominal model alone": {
 			cq:    queue(20000, 0),
 			stats: measured,
-			want: withNominal(func(m QueueModel) QueueModel {
+			want: withNominal(func(m APriori) APriori {
 				m.EffectiveServers, m.BottleneckFlavor, m.BottleneckResource = 2, "default", "cpu"
 				return m
 			}(rates), halfLoaded),
@@ -89,7 +89,7 @@ func TestFillQueueModelBorrowing(t *testing.T) {
 		"borrowing: the nominal figures, and those over k_eff⁺ beside them": {
 			cq:    queue(20000, 20000),
 			stats: measured,
-			want: withNominal(func(m QueueModel) QueueModel {
+			want: withNominal(func(m APriori) APriori {
 				m.EffectiveServers, m.BottleneckFlavor, m.BottleneckResource = 2, "default", "cpu"
 				m.EffectiveServersWithBorrowing, m.HasBorrowing = 4, true
 				m.WithBorrowing, m.HasRatesWithBorrowing = quarterLoaded, true
@@ -99,7 +99,7 @@ func TestFillQueueModelBorrowing(t *testing.T) {
 		"only borrowing holds a workload: no nominal figures, those with borrowing given": {
 			cq:    queue(5000, 15000),
 			stats: measured,
-			want: func(m QueueModel) QueueModel {
+			want: func(m APriori) APriori {
 				m.EffectiveServers, m.BottleneckFlavor, m.BottleneckResource = 0, "default", "cpu"
 				m.EffectiveServersWithBorrowing, m.HasBorrowing = 2, true
 				m.WithBorrowing, m.HasRatesWithBorrowing = halfLoaded, true
@@ -108,16 +108,17 @@ func TestFillQueueModelBorrowing(t *testing.T) {
 		},
 		"borrowing before arrivals are measured: server counts only": {
 			cq:    queue(20000, 20000),
-			stats: statsView{hasService: true, serviceMean: 20, serviceSCV: 1},
-			want: QueueModel{EffectiveServers: 2, BottleneckFlavor: "default", BottleneckResource: "cpu",
+			stats: Stats{HasService: true, ServiceMean: 20, ServiceSCV: 1},
+			want: APriori{EffectiveServers: 2, BottleneckFlavor: "default", BottleneckResource: "cpu",
 				EffectiveServersWithBorrowing: 4, HasBorrowing: true},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			e := &Estimator{opts: defaultOptions()}
-			var got QueueModel
-			e.fillQueueModel(&got, tc.cq, mix, tc.stats)
+			got, err := NewAPriori(tc.cq, mix, tc.stats)
+			if err != nil {
+				t.Fatalf("NewAPriori: %v", err)
+			}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(1e-5, 0),
 				cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() < 10*time.Microsecond })); diff != "" {
 				t.Errorf("queue model (-want,+got):\n%s", diff)
@@ -131,20 +132,20 @@ func TestFillQueueModelBorrowing(t *testing.T) {
 func TestServiceModelChoosesTheMethod(t *testing.T) {
 	ten := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
 	cases := map[string]struct {
-		opts         []Option
-		stats        statsView
+		prior        float64
+		stats        Stats
 		maxExecSum   float64
 		maxExecCount int
 		wantMethod   Method
 		wantMean     float64
 	}{
 		"enough completions: the observed law": {
-			stats:      statsView{hasService: true, serviceMean: 55, serviceSample: ten},
+			stats:      Stats{HasService: true, ServiceMean: 55, ServiceSample: ten},
 			wantMethod: MethodForecast, wantMean: 55,
 		},
 		"too few completions, a configured prior": {
-			opts:       []Option{WithPriorMeanService(30 * time.Second)},
-			stats:      statsView{hasService: true, serviceMean: 20, serviceSample: ten[:3]},
+			prior:      30,
+			stats:      Stats{HasService: true, ServiceMean: 20, ServiceSample: ten[:3]},
 			wantMethod: MethodAPriori, wantMean: 30,
 		},
 		"too few completions, no prior: the mean maximum execution time": {
@@ -155,12 +156,8 @@ func TestServiceModelChoosesTheMethod(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := defaultOptions()
-			for _, opt := range tc.opts {
-				opt(&o)
-			}
-			e := &Estimator{opts: o}
-			method, model := e.serviceModel(tc.stats, tc.maxExecSum, tc.maxExecCount)
+			// Ten completions needed, the estimator's default.
+			method, model := serviceModel(tc.stats, 10, tc.prior, tc.maxExecSum, tc.maxExecCount)
 			gotMean := 0.0
 			if model != nil {
 				gotMean = model.Mean()

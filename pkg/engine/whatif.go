@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"errors"
+	"maps"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+)
+
+// whatIfID is the ID the hypothetical workload takes in the roll.
+const whatIfID = "\x00what-if"
+
+// Scene is the state one roll started from, kept so that a what-if
+// forecast rolls the very same state with one more workload
+// ([Engine.WhatIf]). It is immutable: a what-if copies what it changes (the
+// pending list, the arrival shapes).
+type Scene struct {
+	// queue is the roll's input but for its pending list and arrivals;
+	// Service is nil when nothing is known of service times (MethodNone).
+	queue forecast.Queue
+	// pending is the roll's pending list, 12 bytes a workload, each with
+	// the index of its demand class in classes: a forecast.Pending takes
+	// 64, and every pending workload's would be kept.
+	pending     compactPending
+	classes     []pendingClass
+	capacity    *capacity.ClusterQueue
+	method      Method
+	calibration Calibration
+	// priorityRates and shapes are what the roll built the future arrivals
+	// from (see higherPriorityArrivals): a what-if of a priority above
+	// every pending one changes which arrivals pass it.
+	priorityRates, priorityWindows map[int32]float64
+	shapes                         arrivalShapes
+	// seed is the roll's random seed: the what-if rolls with the same
+	// random numbers (common random numbers), so that it and the published
+	// forecasts differ by the workload inserted more than by sampling noise.
+	seed [2]uint64
+}
+
+// compactPending is what the roll takes of a refresh's pending workloads
+// but their IDs, in queue order: each workload's demand class index, and its
+// priority and maximum execution time as runs of equal values. Kueue queues
+// by priority first, so the priorities form a few runs, and a maximum
+// execution time is rare: about 4 bytes a workload.
+type compactPending struct {
+	classes []uint32
+	// priorities and maxExecs hold, in order, the index at which each run
+	// of equal values starts; maxExec is in whole seconds (Kueue's is an
+	// int32), 0 for none.
+	priorities []valueRun
+	maxExecs   []valueRun
+}
+
+// valueRun is a value that holds from index start to the next run's start.
+type valueRun struct {
+	start int32
+	value int32
+}
+
+// add appends a pending workload of demand class class.
+func (c *compactPending) add(class uint32, p forecast.Pending) {
+	i := int32(len(c.classes))
+	c.classes = append(c.classes, class)
+	c.priorities = appendRun(c.priorities, i, p.Priority)
+	c.maxExecs = appendRun(c.maxExecs, i, int32(min(max(p.MaxExecutionSeconds, 0), math.MaxInt32)))
+}
+
+// appendRun adds value at index i to runs, starting a run only when it
+// differs from the last one.
+func appendRun(runs []valueRun, i, value int32) []valueRun {
+	if n := len(runs); n > 0 && runs[n-1].value == value {
+		return runs
+	}
+	return append(runs, valueRun{start: i, value: value})
+}
+
+// len is how many pending workloads c holds.
+func (c *compactPending) len() int { return len(c.classes) }
+
+// runCursor reads runs at increasing indexes.
+type runCursor struct {
+	runs []valueRun
+	next int
+}
+
+// at returns the value at index i; i must not decrease between calls.
+func (r *runCursor) at(i int) int32 {
+	for r.next < len(r.runs) && int(r.runs[r.next].start) <= i {
+		r.next++
+	}
+	if r.next == 0 {
+		return 0
+	}
+	return r.runs[r.next-1].value
+}
+
+// pendingClass is what a demand class gives the roll of a pending workload.
+type pendingClass struct {
+	options  []capacity.Quantities
+	quotable bool
+}
+
+// newScene keeps a roll's input for what-if forecasts: the queue without
+// its pending list, which pending and the classes stand for.
+func newScene(q forecast.Queue, pending compactPending, classes *classTable, cq *capacity.ClusterQueue,
+	method Method, s Stats, shapes arrivalShapes, seed [2]uint64) *Scene {
+	scene := &Scene{
+		queue: q, pending: pending, classes: make([]pendingClass, len(classes.classes)), capacity: cq, method: method,
+		calibration: s.Calibration, priorityRates: s.PriorityRates, priorityWindows: s.PriorityWindows,
+		shapes: shapes, seed: seed,
+	}
+	scene.queue.Pending, scene.queue.Arrivals = nil, nil
+	for i, c := range classes.classes {
+		if c.classified {
+			scene.classes[i] = pendingClass{options: c.options, quotable: c.classification.Admissibility != capacity.Unfeasible}
+		}
+	}
+	return scene
+}
+
+// pendingWith is the roll's pending list with p inserted at position at
+// (0 ≤ at ≤ s.pending.len()).
+func (s *Scene) pendingWith(at int, p forecast.Pending) []forecast.Pending {
+	out := make([]forecast.Pending, 0, s.pending.len()+1)
+	priorities, maxExecs := runCursor{runs: s.pending.priorities}, runCursor{runs: s.pending.maxExecs}
+	for i, c := range s.pending.classes {
+		if i == at {
+			out = append(out, p)
+		}
+		class := s.classes[c]
+		out = append(out, forecast.Pending{
+			Options: class.options, Quotable: class.quotable, MaxExecutionSeconds: float64(maxExecs.at(i)), Priority: priorities.at(i),
+		})
+	}
+	if at >= s.pending.len() {
+		out = append(out, p)
+	}
+	return out
+}
+
+// WhatIf is the answer for a hypothetical workload on a Scene.
+type WhatIf struct {
+	// Position is how many pending workloads would be ahead of it (0: at
+	// the head).
+	Position int32
+	// Servers is k_eff for its shape alone.
+	Servers ShapeServers
+	// Estimate is its partition and wait, as Roll gives a pending
+	// workload's.
+	Estimate
+	// ForecastErr is the forecaster's error, when the roll failed.
+	ForecastErr error
+}
+
+// ShapeServers is k_eff of paper Eq. 3 for one demand shape alone over the
+// nominal quota (how many such workloads the nominal quota holds at once),
+// with the bottleneck flavor and resource; EffectiveServersWithBorrowing is
+// the same over nominal plus the expected borrowable quota, set when
+// HasBorrowing (it differs). Unbounded says no quota binds (an Unlimited
+// quota, or a shape that demands nothing); EffectiveServers is then 0 and
+// carries no meaning.
+type ShapeServers struct {
+	EffectiveServers              int
+	EffectiveServersWithBorrowing int
+	HasBorrowing                  bool
+	Unbounded                     bool
+	BottleneckFlavor              string
+	BottleneckResource            string
+}
+
+// WhatIf forecasts a hypothetical workload of the given demand (valid, see
+// capacity.Workload.Validate), priority and maximum execution time (seconds,
+// 0 for none) as if it had been pending when s was rolled: it is classified
+// as the pending workloads were (paper Def. 3, the same reason text), placed
+// where Kueue's queue order puts a workload created then — after every
+// pending workload of equal or higher priority, before those of lower
+// priority — and the roll is run again on the same state (running workloads,
+// pending list, service law, arrivals, random seed) with it inserted. Its
+// P50 and P90 are calibrated as the published ones are. Without a service
+// law, or for an Unfeasible workload, it has no wait. It costs one roll of
+// the ClusterQueue.
+func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxExec float64) WhatIf {
+	out := WhatIf{Position: int32(whatIfPosition(s.pending, priority)), Servers: shapeServers(s.capacity, demand)}
+	c := capacity.Classify(s.capacity, demand)
+	if c.Admissibility == capacity.Unfeasible {
+		out.Unfeasible, out.Reason = true, c.Reason
+		return out
+	}
+	if s.queue.Service == nil {
+		return out
+	}
+	q := s.queue
+	hypothetical := forecast.Pending{
+		ID: whatIfID, Options: demandOptions(s.capacity, demand), Quotable: true,
+		MaxExecutionSeconds: finiteNonNegative(maxExec), Priority: priority,
+	}
+	q.Pending = s.pendingWith(int(out.Position), hypothetical)
+	shapes := maps.Clone(s.shapes)
+	if shapes == nil {
+		shapes = make(arrivalShapes)
+	}
+	shapes.addPending(hypothetical)
+	q.Arrivals = higherPriorityArrivals(s.priorityRates, s.priorityWindows, q.Pending, shapes)
+	estimates, err := e.forecaster.Forecast(q, rand.New(rand.NewPCG(s.seed[0], s.seed[1])))
+	if err != nil || int(out.Position) >= len(estimates) {
+		out.ForecastErr = err
+		return out
+	}
+	f := estimates[out.Position]
+	out.Wait, out.Raw = e.wait(f, s.method, s.calibration, priority), f
+	return out
+}
+
+// whatIfPosition is where Kueue's queue order puts a workload of the given
+// priority created after every pending one: behind the last pending
+// workload of equal or higher priority (the list is in Kueue's order:
+// priorities do not increase along it, but for a sticky head).
+func whatIfPosition(pending compactPending, priority int32) int {
+	end := pending.len()
+	for i := len(pending.priorities) - 1; i >= 0; i-- {
+		if pending.priorities[i].value >= priority {
+			return end
+		}
+		end = int(pending.priorities[i].start)
+	}
+	return 0
+}
+
+// shapeServers is k_eff (Eq. 3) of the shape over the nominal quota and
+// over nominal plus the expected borrowing, with the bottleneck.
+func shapeServers(cq *capacity.ClusterQueue, demand capacity.Workload) ShapeServers {
+	var w ShapeServers
+	k, err := capacity.KEff(cq, demand, capacity.BasisNominal)
+	switch {
+	case errors.Is(err, capacity.ErrZeroDemand):
+		w.Unbounded = true
+		return w
+	case err != nil:
+		return w
+	case k.Unbounded:
+		w.Unbounded = true
+		return w
+	}
+	w.EffectiveServers, w.BottleneckFlavor, w.BottleneckResource = k.Servers, k.Flavor, k.Resource
+	if kb, err := capacity.KEff(cq, demand, capacity.BasisExpectedBorrowing); err == nil && !kb.Unbounded && kb.Servers != k.Servers {
+		w.EffectiveServersWithBorrowing, w.HasBorrowing = kb.Servers, true
+	}
+	return w
+}
