@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 var (
@@ -32,19 +33,10 @@ type WhatIfEstimate struct {
 	// Position is how many pending workloads of the ClusterQueue would be
 	// ahead of it (0: at the head), as Kueue's PositionInClusterQueue.
 	Position int32
-	// EffectiveServers is k_eff of paper Eq. 3 for its shape alone over the
-	// nominal quota (how many such workloads the nominal quota holds at
-	// once), with the bottleneck flavor and resource;
-	// EffectiveServersWithBorrowing is the same over nominal plus the
-	// expected borrowable quota, set when HasBorrowing (it differs).
-	// Unbounded says no quota binds (an Unlimited quota, or a shape that
-	// demands nothing); EffectiveServers is then 0 and carries no meaning.
-	EffectiveServers              int
-	EffectiveServersWithBorrowing int
-	HasBorrowing                  bool
-	Unbounded                     bool
-	BottleneckFlavor              string
-	BottleneckResource            string
+	// ShapeServers is k_eff of paper Eq. 3 for its shape alone, over the
+	// nominal quota and with the expected borrowing, with the bottleneck
+	// (see engine.ShapeServers); its fields read as WhatIfEstimate's own.
+	engine.ShapeServers
 	// QueueHasRates, QueueStable and QueueUtilization are the
 	// ClusterQueue's a-priori model (see [QueueModel]): with QueueStable
 	// false (ρ_eff ≥ 1) the wait grows without bound as work arrives, and
@@ -114,16 +106,10 @@ func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priorit
 		},
 		Priority:         priority,
 		Position:         r.Position,
+		ShapeServers:     r.Servers,
 		QueueHasRates:    model.HasRates,
 		QueueStable:      model.Stable,
 		QueueUtilization: model.Utilization,
-
-		EffectiveServers:              r.Servers.EffectiveServers,
-		EffectiveServersWithBorrowing: r.Servers.EffectiveServersWithBorrowing,
-		HasBorrowing:                  r.Servers.HasBorrowing,
-		Unbounded:                     r.Servers.Unbounded,
-		BottleneckFlavor:              r.Servers.BottleneckFlavor,
-		BottleneckResource:            r.Servers.BottleneckResource,
 	}
 	if r.Unfeasible {
 		out.Admissibility, out.Reason = Unfeasible, r.Reason
