@@ -262,3 +262,26 @@ func capacityOf(q Quota, basis CapacityBasis) int64 {
 		return q.Nominal
 	}
 }
+
+// HeldBorrowable is, per flavor-resource, what the ClusterQueue may borrow
+// (Quota.Borrowable) beyond what it could borrow now (ExpectedBorrowable):
+// quota of the cohort that others hold now. Nothing for an Unlimited
+// quota.
+func (cq *ClusterQueue) HeldBorrowable() Quantities {
+	var out Quantities
+	for _, g := range cq.ResourceGroups {
+		for _, f := range g.Flavors {
+			for i, r := range g.Resources {
+				q := f.Quotas[i]
+				if q.Nominal == Unlimited || q.Borrowable == Unlimited || q.Borrowable <= q.ExpectedBorrowable {
+					continue
+				}
+				if out == nil {
+					out = make(Quantities)
+				}
+				out[FlavorResource{Flavor: f.Name, Resource: r}] = q.Borrowable - q.ExpectedBorrowable
+			}
+		}
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -77,6 +78,15 @@ type Queue struct {
 	// a ClusterQueue that reclaims by preemption.
 	Lent        capacity.Quantities
 	LentHolders []forecast.Running
+	// BorrowableHolders are running workloads of other ClusterQueues of
+	// the cohort whose ends free quota this one could then borrow (those
+	// of ClusterQueues with nothing pending, which lend what they free).
+	// With some, the roll's capacity is nominal plus all it may borrow
+	// (Quota.Borrowable), and the part beyond what it could borrow now
+	// (ExpectedBorrowable) is not free at the start: it comes back as they
+	// end, as lent quota does. Without, the roll's capacity is nominal
+	// plus ExpectedBorrowable for the whole horizon.
+	BorrowableHolders []forecast.Running
 	// CyclePeriodSeconds is the scheduler's mean busy time per cycle.
 	CyclePeriodSeconds float64
 	// Stats are the ClusterQueue's measured statistics.
@@ -188,6 +198,18 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	}
 	if len(q.Lent) == 0 || len(q.LentHolders) == 0 {
 		roll.Lent, roll.LentHolders = nil, nil
+	}
+	if len(q.BorrowableHolders) > 0 {
+		if held := q.Capacity.HeldBorrowable(); len(held) > 0 {
+			roll.Capacity.Add(held)
+			lent := maps.Clone(roll.Lent)
+			if lent == nil {
+				lent = make(capacity.Quantities, len(held))
+			}
+			lent.Add(held)
+			roll.Lent = lent
+			roll.LentHolders = append(slices.Clip(roll.LentHolders), q.BorrowableHolders...)
+		}
 	}
 	var maxExecSum float64
 	var maxExecCount int

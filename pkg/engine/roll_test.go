@@ -176,3 +176,47 @@ func TestRollCutsWaitsAtTheHorizon(t *testing.T) {
 		t.Errorf("P90 (-want,+got):\n%s", diff)
 	}
 }
+
+// A ClusterQueue of nominal 1 CPU that may borrow 2 more, of which its
+// cohort's other ClusterQueues hold all now (ExpectedBorrowable 0): two
+// workloads of 1 CPU are pending behind one running. Without holders the
+// roll keeps the borrowing it sees now (none) for the whole horizon, so
+// the second waits for two services; with an idle neighbour's running
+// workloads as holders, the quota they free as they end comes back, and
+// both wait less.
+func TestBorrowableQuotaComesBackAsItsHoldersEnd(t *testing.T) {
+	cpu := capacity.FlavorResource{Flavor: "default", Resource: "cpu"}
+	q := Queue{
+		Capacity: &capacity.ClusterQueue{Name: "cq", ResourceGroups: []capacity.ResourceGroup{{
+			Resources: []string{"cpu"},
+			Flavors:   []capacity.FlavorQuotas{{Name: "default", Quotas: []capacity.Quota{{Nominal: 1000, Borrowable: 2000}}}},
+		}}},
+		Classes: []capacity.Workload{cpuShape(1000)},
+		Running: []Running{{Class: 0, Usage: capacity.Quantities{cpu: 1000}}},
+		Pending: []Pending{{ID: "p0"}, {ID: "p1"}},
+	}
+	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	frozen, err := e.Roll(q, seed)
+	if err != nil {
+		t.Fatalf("Roll: %v", err)
+	}
+	q.BorrowableHolders = []forecast.Running{{Usage: capacity.Quantities{cpu: 1000}}, {Usage: capacity.Quantities{cpu: 1000}}}
+	freed, err := e.Roll(q, seed)
+	if err != nil {
+		t.Fatalf("Roll: %v", err)
+	}
+	for i := range q.Pending {
+		was, is := frozen.Estimates[i].Raw.ExpectedWaitSeconds, freed.Estimates[i].Raw.ExpectedWaitSeconds
+		if !(is < 0.8*was) {
+			t.Errorf("pending %d: %v s with the holders, %v s without; want clearly less", i, is, was)
+		}
+	}
+	// Exponential services of 20 s: p1, second in line on one server,
+	// waits two services (40 s) without the holders. With them, three
+	// workloads hold the three CPUs: p0 starts at the first of three ends
+	// (20/3 s) and p1 at the next of the three then running, p0 among
+	// them (another 20/3 s): 40/3 s.
+	if diff := cmp.Diff([2]float64{40, 40.0 / 3}, [2]float64{frozen.Estimates[1].Raw.ExpectedWaitSeconds, freed.Estimates[1].Raw.ExpectedWaitSeconds}, cmpopts.EquateApprox(0.15, 0)); diff != "" {
+		t.Errorf("p1's mean wait without and with the holders (-want,+got):\n%s", diff)
+	}
+}

@@ -934,6 +934,10 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 	}
 
+	if held := capModel.HeldBorrowable(); len(held) > 0 {
+		queue.BorrowableHolders = borrowableHolders(cqs, held, now, func(cq kueue.ClusterQueueReference) bool { return in.pendingAt[cq] == 0 })
+	}
+
 	rolled, err := e.engine.Roll(queue, in.seed)
 	if err != nil {
 		e.opts.log.V(4).Info("Cannot roll the ClusterQueue", "clusterQueue", cqs.Name, "err", err)
@@ -989,6 +993,9 @@ type queueInputs struct {
 	view        statsView
 	spec        queueSpec
 	cyclePeriod float64
+	// pendingAt is how many workloads each ClusterQueue of the cohort tree
+	// had pending at its last refresh (none: not refreshed yet).
+	pendingAt map[kueue.ClusterQueueReference]int
 	// seed seeds the roll's random numbers, and the what-if forecasts' on
 	// this refresh's state (see engine.Scene).
 	seed [2]uint64
@@ -1013,6 +1020,15 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int
 	in.view.Calibration = s.currentCalibration(engine.CalibrationScale(meanService))
 	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores
 	in.spec = e.specs[cqs.Name]
+	if cqs.HasParent() {
+		members := cqs.Parent().Root().SubtreeClusterQueues()
+		in.pendingAt = make(map[kueue.ClusterQueueReference]int, len(members))
+		for _, m := range members {
+			if ms, ok := e.perQueue[m.Name]; ok {
+				in.pendingAt[m.Name] = ms.pending
+			}
+		}
+	}
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
 	return in

@@ -60,10 +60,31 @@ func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 // until their usage covers every flavor-resource lent (with less, some of
 // the lent quota would never come back in the roll).
 func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) []forecast.Running {
+	return cohortHolders(cqs, lent, now, func(m *schdcache.ClusterQueueSnapshot) bool { return borrowsAny(m, lent) })
+}
+
+// borrowableHolders returns the running workloads whose ends free quota
+// the ClusterQueue could borrow then (held, per flavor-resource; see
+// engine.Queue.BorrowableHolders): those of the other ClusterQueues of the
+// cohort tree that had nothing pending at their last refresh (idle), which
+// lend what their workloads free, in the order and number lentHolders
+// takes them.
+func borrowableHolders(cqs *schdcache.ClusterQueueSnapshot, held capacity.Quantities, now time.Time, idle func(kueue.ClusterQueueReference) bool) []forecast.Running {
+	if !cqs.HasParent() || len(held) == 0 {
+		return nil
+	}
+	return cohortHolders(cqs, held, now, func(m *schdcache.ClusterQueueSnapshot) bool { return idle(m.Name) })
+}
+
+// cohortHolders returns running workloads of the other ClusterQueues of
+// cqs's cohort tree that include accepts, in ClusterQueue and workload
+// name order: maxLentHolders of them, or more until their usage covers
+// every flavor-resource of need.
+func cohortHolders(cqs *schdcache.ClusterQueueSnapshot, need capacity.Quantities, now time.Time, include func(*schdcache.ClusterQueueSnapshot) bool) []forecast.Running {
 	members := cqs.Parent().Root().SubtreeClusterQueues()
 	slices.SortFunc(members, func(a, b *schdcache.ClusterQueueSnapshot) int { return cmp.Compare(a.Name, b.Name) })
 	var out []forecast.Running
-	uncovered := maps.Clone(lent)
+	uncovered := maps.Clone(need)
 	covered := func() bool {
 		for _, q := range uncovered {
 			if q > 0 {
@@ -73,7 +94,7 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 		return true
 	}
 	for _, m := range members {
-		if m.Name == cqs.Name || !borrowsAny(m, lent) {
+		if m.Name == cqs.Name || !include(m) {
 			continue
 		}
 		keys := make([]workload.Reference, 0, len(m.Workloads))
