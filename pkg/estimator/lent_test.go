@@ -135,3 +135,87 @@ func TestLentHoldersCoverTheLentQuota(t *testing.T) {
 		})
 	}
 }
+
+// neighbourObjects is a cohort of "borrower" (nominal 1 CPU, one 1-CPU
+// workload running, one pending) and "neighbour" (nominal 2 CPU, four
+// 500m workloads of its own running, busyPending of 500m pending): the
+// borrower may borrow the neighbour's 2 CPU, and can borrow none now.
+func neighbourObjects(busyPending int) envObjects {
+	neighbour := cpuQueue("neighbour", "2")
+	neighbour.Spec.CohortName = "shared"
+	borrower := cpuQueue("borrower", "1")
+	borrower.Spec.CohortName = "shared"
+	objs := envObjects{
+		flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+		cohorts: []*kueue.Cohort{utiltestingapi.MakeCohort("shared").Obj()},
+		cqs:     []*kueue.ClusterQueue{neighbour, borrower},
+		lqs: []*kueue.LocalQueue{
+			utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("borrower").Obj(),
+			utiltestingapi.MakeLocalQueue("nq", "ns").ClusterQueue("neighbour").Obj(),
+		},
+		running: []*kueue.Workload{runningWorkload("own", "borrower", "1", t0.Add(-time.Second))},
+		pending: []*kueue.Workload{pendingWorkload("b0", "1", t0.Add(-time.Second))},
+	}
+	for i := range 4 {
+		objs.running = append(objs.running, runningWorkload(fmt.Sprintf("n%d", i), "neighbour", "500m", t0.Add(-time.Second)))
+	}
+	for i := range busyPending {
+		w := pendingWorkload(fmt.Sprintf("nw%d", i), "500m", t0.Add(-time.Second))
+		w.Spec.QueueName = "nq"
+		objs.pending = append(objs.pending, w)
+	}
+	return objs
+}
+
+func TestBorrowableHoldersAreTheIdleNeighboursWorkloads(t *testing.T) {
+	env := newTestEnv(t, neighbourObjects(0))
+	snap, err := env.cache.Snapshot(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	borrower := snap.ClusterQueue("borrower")
+	held := ClusterQueueCapacity(borrower).HeldBorrowable()
+	cpu := capacity.FlavorResource{Flavor: "default", Resource: "cpu"}
+	if held[cpu] != 2000 {
+		t.Fatalf("borrowable CPU held by others: %dm, want the neighbour's 2000m (all held: %v)", held[cpu], held)
+	}
+	idle := borrowableHolders(borrower, held, t0, func(kueue.ClusterQueueReference) bool { return true })
+	if len(idle) != 4 {
+		t.Errorf("%d holders of an idle neighbour, want its 4 workloads", len(idle))
+	}
+	if busy := borrowableHolders(borrower, held, t0, func(kueue.ClusterQueueReference) bool { return false }); len(busy) != 0 {
+		t.Errorf("%d holders of a neighbour with work pending, want none: it keeps what its workloads free", len(busy))
+	}
+}
+
+// The borrower's pending workload waits for its own running one to end
+// (20 s on average with the prior) while its neighbour has work pending;
+// with the neighbour idle, also for enough of the neighbour's workloads to
+// end, which comes sooner.
+func TestBorrowerWaitsLessWhenItsNeighbourIsIdle(t *testing.T) {
+	wait := func(t *testing.T, busyPending int) time.Duration {
+		objs := neighbourObjects(busyPending)
+		env := newTestEnv(t, objs)
+		e := env.estimator(t, WithPriorMeanService(20*time.Second))
+		e.markWarmed()
+		for _, cq := range objs.cqs {
+			e.ClusterQueueEventHandler().OnAdd(cq, true)
+		}
+		// The first refresh counts each ClusterQueue's pending workloads;
+		// the second reads them.
+		e.Refresh(env.ctx)
+		e.Refresh(env.ctx)
+		est, ok := e.Results().Workload(workload.NewReference("ns", "b0"))
+		if !ok || !est.HasWait {
+			t.Fatalf("no wait for b0: %+v", est)
+		}
+		return est.ExpectedWait
+	}
+	busy, idle := wait(t, 2), wait(t, 0)
+	if busy < 15*time.Second || busy > 25*time.Second {
+		t.Errorf("with the neighbour busy, b0 waits %v; want about 20 s, its own running workload's service", busy)
+	}
+	if idle > busy/2 {
+		t.Errorf("with the neighbour idle, b0 waits %v; want under half the %v it waits with it busy", idle, busy)
+	}
+}
