@@ -78,14 +78,15 @@ type Queue struct {
 	// a ClusterQueue that reclaims by preemption.
 	Lent        capacity.Quantities
 	LentHolders []forecast.Running
-	// BorrowableHolders are running workloads of other ClusterQueues of
-	// the cohort whose ends free quota this one could then borrow (those
-	// of ClusterQueues with nothing pending, which lend what they free).
-	// With some, the roll's capacity is nominal plus all it may borrow
-	// (Quota.Borrowable), and the part beyond what it could borrow now
-	// (ExpectedBorrowable) is not free at the start: it comes back as they
-	// end, as lent quota does. Without, the roll's capacity is nominal
-	// plus ExpectedBorrowable for the whole horizon.
+	// Borrowable is quota of the cohort this ClusterQueue may borrow
+	// (within Quota.Borrowable, beyond what it could borrow now) that
+	// BorrowableHolders, running workloads of other ClusterQueues of the
+	// cohort, hold now and will free: the caller's share of it when other
+	// ClusterQueues compete for it. With both, it is added to the roll's
+	// capacity, not free at the start, and comes back as the holders end,
+	// as lent quota does; without, the roll's capacity is nominal plus what
+	// the ClusterQueue could borrow now for the whole horizon.
+	Borrowable        capacity.Quantities
 	BorrowableHolders []forecast.Running
 	// CyclePeriodSeconds is the scheduler's mean busy time per cycle.
 	CyclePeriodSeconds float64
@@ -200,7 +201,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		roll.Lent, roll.LentHolders = nil, nil
 	}
 	if len(q.BorrowableHolders) > 0 {
-		if held := q.Capacity.HeldBorrowable(); len(held) > 0 {
+		if held := q.Borrowable; len(held) > 0 {
 			roll.Capacity.Add(held)
 			lent := maps.Clone(roll.Lent)
 			if lent == nil {

@@ -200,6 +200,7 @@ func TestBorrowableQuotaComesBackAsItsHoldersEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Roll: %v", err)
 	}
+	q.Borrowable = q.Capacity.HeldBorrowable()
 	q.BorrowableHolders = []forecast.Running{{Usage: capacity.Quantities{cpu: 1000}}, {Usage: capacity.Quantities{cpu: 1000}}}
 	freed, err := e.Roll(q, seed)
 	if err != nil {

@@ -934,7 +934,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 	}
 
-	if held := capModel.HeldBorrowable(); len(held) > 0 {
+	if held := borrowableShare(capModel.HeldBorrowable(), len(pending), in.pendingAt, cqs.Name); len(held) > 0 {
+		queue.Borrowable = held
 		queue.BorrowableHolders = borrowableHolders(cqs, held, now, func(cq kueue.ClusterQueueReference) bool { return in.pendingAt[cq] == 0 })
 	}
 

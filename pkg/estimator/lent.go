@@ -132,3 +132,28 @@ func borrowsAny(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities) b
 	}
 	return false
 }
+
+// borrowableShare is the part of held (the borrowable quota of the cohort
+// that others hold now) that comes back to ClusterQueue self, which has
+// pending workloads pending: every ClusterQueue of the cohort with work
+// pending at its last refresh (pendingAt) competes for freed quota, and
+// each gets a share in proportion to its pending workloads. Nothing when
+// self has nothing pending.
+func borrowableShare(held capacity.Quantities, pending int, pendingAt map[kueue.ClusterQueueReference]int, self kueue.ClusterQueueReference) capacity.Quantities {
+	if len(held) == 0 || pending <= 0 {
+		return nil
+	}
+	total := pending
+	for cq, n := range pendingAt {
+		if cq != self && n > 0 {
+			total += n
+		}
+	}
+	out := make(capacity.Quantities, len(held))
+	for fr, q := range held {
+		if share := int64(float64(q) * float64(pending) / float64(total)); share > 0 {
+			out[fr] = share
+		}
+	}
+	return out
+}
