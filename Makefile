@@ -47,6 +47,10 @@ update-patches: ## Regenerate patches/ from the commits in _output/kueue.
 verify-patches: ## Fresh tree: apply and build each patch, fail on drift from a regeneration.
 	hack/verify-patches.sh
 
+.PHONY: verify-git-am
+verify-git-am: ## git am the series on Kueue's own v0.19.2 tag (KUEUE_GIT=a clone with tags), then build, vet and test it.
+	hack/verify-git-am.sh $(KUEUE_GIT)
+
 .PHONY: envtest
 envtest: ## Build kube-apiserver and etcd from Go modules into bin/k8s/ (once).
 	hack/envtest.sh
