@@ -47,10 +47,16 @@ var wantWaitTimeEstimation = map[string]any{
 	"emaSmoothingFactor":   0.3,
 }
 
-// TestOverlayChangesOnlyImageGateAndConfiguration compares the overlay's
-// render with upstream's object by object: apart from the manager image and
-// the two Configuration sections the overlay adds, they must be identical.
-func TestOverlayChangesOnlyImageGateAndConfiguration(t *testing.T) {
+// patchedReviewerRole is patch 0022's ClusterRole letting batch users create
+// WaitTimeReviews, in the patched tree's config/ (which `make patch` writes).
+var patchedReviewerRole = filepath.Join(repoRoot, "_output", "kueue", "config", "components", "rbac", "wait_time_reviewer_role.yaml")
+
+// TestOverlayChangesOnlyImageGateConfigurationAndReviewerRole compares the overlay's
+// render with upstream's object by object: apart from the manager image,
+// the two Configuration sections the overlay adds and patch 0022's
+// ClusterRole (as upstream's config/default renders its roles: the kueue-
+// name prefix and two labels), they must be identical.
+func TestOverlayChangesOnlyImageGateConfigurationAndReviewerRole(t *testing.T) {
 	upstream := indexObjects(t, upstreamManifests, readObjects(t, upstreamManifests))
 	ours := indexObjects(t, renderedManifests, readObjects(t, renderedManifests))
 	for _, k := range []objectKey{managerDeployment, managerConfigMap} {
@@ -85,8 +91,18 @@ func TestOverlayChangesOnlyImageGateAndConfiguration(t *testing.T) {
 	if err := unstructured.SetNestedField(want[managerConfigMap].Object, ourText, "data", configFileKey); err != nil {
 		t.Fatal(err)
 	}
+	role := readObjects(t, patchedReviewerRole)
+	if len(role) != 1 {
+		t.Fatalf("%s: %d objects, want the ClusterRole", patchedReviewerRole, len(role))
+	}
+	role[0].SetName("kueue-" + role[0].GetName())
+	labels := role[0].GetLabels()
+	labels["app.kubernetes.io/name"] = "kueue"
+	labels["control-plane"] = "controller-manager"
+	role[0].SetLabels(labels)
+	want[keyOf(role[0])] = role[0]
 	if diff := cmp.Diff(want, ours); diff != "" {
-		t.Errorf("the overlay changes more than the manager image and its Configuration (-upstream with those changes +overlay):\n%s", diff)
+		t.Errorf("the overlay changes more than the manager image, its Configuration and patch 0022's ClusterRole (-upstream with those changes +overlay):\n%s", diff)
 	}
 }
 
