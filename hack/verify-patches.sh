@@ -79,6 +79,9 @@ kgit checkout -q main
 start=${SECONDS}
 (cd "${tree}" && GOWORK=off go build ./...) || die "verify-patches: the patched tree does not build with GOWORK=off"
 echo "verify-patches: the patched tree: go build ./... passes ($((SECONDS - start)) s)"
+unformatted=$(kgit diff --name-only --diff-filter=d pristine main -- '*.go' | (cd "${tree}" && xargs -r gofmt -l))
+[[ -z "${unformatted}" ]] || die "verify-patches: the series leaves Go files gofmt would change: ${unformatted}"
+echo "verify-patches: every Go file the series adds or changes is gofmt-clean"
 if grep -rl --include='*.go' 'github.com/kueue-waittime/' "${tree}"; then
   die "verify-patches: the files above of the patched tree import this repository's module"
 fi
