@@ -223,9 +223,15 @@ func defaultJobSpec(spec *batchv1.JobSpec) {
 
 // reviewOf is the WaitTimeReview of a question: each pod set's per-pod
 // requests as Kueue counts them against quota (workload.Info's total over
-// the count).
+// the count), a container's limit standing for a request it lacks, as the
+// API server defaults a pod before Kueue sees it.
 func reviewOf(q question) (*visibility.WaitTimeReview, error) {
-	info := workload.NewInfo(&kueue.Workload{Spec: kueue.WorkloadSpec{PodSets: q.podSets}})
+	podSets := make([]kueue.PodSet, len(q.podSets))
+	for i := range q.podSets {
+		q.podSets[i].DeepCopyInto(&podSets[i])
+		workload.UseLimitsAsMissingRequestsInPod(&podSets[i].Template.Spec)
+	}
+	info := workload.NewInfo(&kueue.Workload{Spec: kueue.WorkloadSpec{PodSets: podSets}})
 	review := &visibility.WaitTimeReview{Spec: visibility.WaitTimeReviewSpec{
 		LocalQueueName: q.localQueue, Priority: q.priority, MaximumExecutionTimeSeconds: q.maxExec,
 	}}

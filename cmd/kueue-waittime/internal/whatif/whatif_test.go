@@ -135,6 +135,10 @@ func TestReviewOfManifests(t *testing.T) {
 			manifest: "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: busybox, resources: {requests: {cpu: 100m}}}]\n",
 			want:     want{Spec: visibility.WaitTimeReviewSpec{PodSets: []visibility.WaitTimeReviewPodSet{podSet("main", 1, "cpu", "100m")}}},
 		},
+		"a limit without a request counts as the request, as the API server defaults it": {
+			manifest: "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: busybox, resources: {requests: {cpu: 100m}, limits: {cpu: 200m, nvidia.com/gpu: 1}}}]\n",
+			want:     want{Spec: visibility.WaitTimeReviewSpec{PodSets: []visibility.WaitTimeReviewPodSet{podSet("main", 1, "cpu", "100m", "nvidia.com/gpu", "1")}}},
+		},
 		"a Pod": {
 			manifest: podManifest,
 			want: want{Spec: visibility.WaitTimeReviewSpec{
