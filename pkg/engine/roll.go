@@ -193,7 +193,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	var maxExecCount int
 	shapes := make(arrivalShapes)
 	for _, w := range q.Running {
-		r := forecast.Running{Usage: w.Usage, AgeSeconds: finiteNonNegative(w.AgeSeconds),
+		r := forecast.Running{Usage: w.Usage, AgeSeconds: w.AgeSeconds,
 			MaxExecutionSeconds: w.MaxExecutionSeconds, Priority: w.Priority}
 		shapes.addRunning(r.Priority, r)
 		if r.MaxExecutionSeconds > 0 {

@@ -195,7 +195,7 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 	q := s.queue
 	hypothetical := forecast.Pending{
 		ID: whatIfID, Options: demandOptions(s.capacity, demand), Quotable: true,
-		MaxExecutionSeconds: finiteNonNegative(maxExec), Priority: priority,
+		MaxExecutionSeconds: maxExec, Priority: priority,
 	}
 	q.Pending = s.pendingWith(int(out.Position), hypothetical)
 	shapes := maps.Clone(s.shapes)

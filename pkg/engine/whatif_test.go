@@ -11,14 +11,22 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
-// The what-if's P50 and P90 get the adjustment the published ones get:
-// its priority's calibrators once they apply, else the ClusterQueue's.
-func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
+// rollPaperQueue rolls the paper's example with a 20 s exponential prior
+// and returns the engine with what it rolled.
+func rollPaperQueue(t *testing.T) (*Engine, Rolled) {
+	t.Helper()
 	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
 	rolled, err := e.Roll(paperQueue(), seed)
 	if err != nil {
 		t.Fatalf("Roll: %v", err)
 	}
+	return e, rolled
+}
+
+// The what-if's P50 and P90 get the adjustment the published ones get:
+// its priority's calibrators once they apply, else the ClusterQueue's.
+func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
+	e, rolled := rollPaperQueue(t)
 	raw := e.WhatIf(rolled.Scene, cpuShape(500), 0, 0)
 	if !raw.HasWait {
 		t.Fatalf("no raw what-if wait: %+v", raw)
@@ -62,11 +70,7 @@ func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
 // long as the last of them, with the same random numbers; one that can
 // never fit is Unfeasible with the partition's reason.
 func TestWhatIfOnTheRolledScene(t *testing.T) {
-	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
-	rolled, err := e.Roll(paperQueue(), seed)
-	if err != nil {
-		t.Fatalf("Roll: %v", err)
-	}
+	e, rolled := rollPaperQueue(t)
 	got := e.WhatIf(rolled.Scene, cpuShape(500), 0, 0)
 	if got.Position != 4 || !got.HasWait || got.Raw.ExpectedWaitSeconds < rolled.Estimates[3].Raw.ExpectedWaitSeconds {
 		t.Errorf("what-if behind the queue: position %d, %+v; the last pending waits %v s", got.Position, got.Wait, rolled.Estimates[3].Raw.ExpectedWaitSeconds)
