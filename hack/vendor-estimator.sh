@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Writes the estimator's packages into a Kueue tree, as the patch series adds
-# them: pkg/estimator of this repository and every package of pkg/ it needs
-# (its dependencies and its tests' dependencies, transitively, found with go
-# list) are copied to <tree>/pkg/scheduler/waittime/<name>: their Go files,
+# them: pkg/estimator of this repository, pkg/dispatch (the MultiKueue
+# wait-time dispatcher's decision) and every package of pkg/ they need
+# (their dependencies and their tests' dependencies, transitively, found with
+# go list) are copied to <tree>/pkg/scheduler/waittime/<name>: their Go files,
 # tests included, and their testdata (fuzz corpora), with
 #   - the import path github.com/kueue-waittime/kueue-waittime/pkg/<name>
 #     rewritten to sigs.k8s.io/kueue/pkg/scheduler/waittime/<name>, and merged
@@ -20,10 +21,10 @@ module=github.com/kueue-waittime/kueue-waittime
 header="${tree}/hack/boilerplate.go.txt"
 [[ -f "${header}" ]] || die "vendor-estimator: ${header} not found (is ${tree} a Kueue tree?)"
 
-# estimator_packages: the names under pkg/ of pkg/estimator and of every
-# package of pkg/ it or the tests of any of them import, transitively.
+# estimator_packages: the names under pkg/ of pkg/estimator, pkg/dispatch and
+# every package of pkg/ they or the tests of any of them import, transitively.
 estimator_packages() {
-  local have="estimator" next
+  local have="dispatch estimator" next
   while :; do
     next=$(cd "${ROOT}" && GOWORK=off go list -deps -test $(printf './pkg/%s ' ${have}) |
       sed -n "s|^${module}/pkg/\([a-z0-9]*\)\$|\1|p" | sort -u | tr '\n' ' ')
