@@ -197,16 +197,26 @@ func validate(r Round) error {
 			return fmt.Errorf("%w: worker %q is listed twice", ErrInvalidRound, w.Name)
 		}
 		seen[w.Name] = true
-		a := w.Answer
-		if a == nil {
+		if w.Answer == nil {
 			continue
 		}
-		if (a.P50 != nil && *a.P50 < 0) || (a.P90 != nil && *a.P90 < 0) {
-			return fmt.Errorf("%w: worker %q answered a negative wait", ErrInvalidRound, w.Name)
+		if err := w.Answer.Validate(); err != nil {
+			return fmt.Errorf("%w: worker %q: %w", ErrInvalidRound, w.Name, err)
 		}
-		if a.P50 != nil && a.P90 != nil && *a.P90 < *a.P50 {
-			return fmt.Errorf("%w: worker %q answered a P90 %v below its P50 %v", ErrInvalidRound, w.Name, *a.P90, *a.P50)
-		}
+	}
+	return nil
+}
+
+// Validate returns an error if the answer cannot be ranked: a negative wait,
+// or a P90 below its P50. A caller that builds answers from what workers
+// returned checks each with it, to take a bad one as no answer rather than
+// fail the round.
+func (a *Answer) Validate() error {
+	if (a.P50 != nil && *a.P50 < 0) || (a.P90 != nil && *a.P90 < 0) {
+		return errors.New("a negative wait")
+	}
+	if a.P50 != nil && a.P90 != nil && *a.P90 < *a.P50 {
+		return fmt.Errorf("a P90 %v below its P50 %v", *a.P90, *a.P50)
 	}
 	return nil
 }

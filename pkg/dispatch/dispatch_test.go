@@ -201,3 +201,25 @@ func TestNominate(t *testing.T) {
 		})
 	}
 }
+
+func TestAnswerValidate(t *testing.T) {
+	cases := map[string]struct {
+		answer  *Answer
+		wantErr bool
+	}{
+		"waits in order":      {answer: quotable(time.Second, time.Minute, 0)},
+		"equal waits":         {answer: quotable(time.Second, time.Second, 0)},
+		"no waits":            {answer: &Answer{Unfeasible: true}},
+		"only a P90":          {answer: &Answer{P90: new(time.Second)}},
+		"a negative P50":      {answer: &Answer{P50: new(-time.Second)}, wantErr: true},
+		"a negative P90":      {answer: &Answer{P90: new(-time.Second)}, wantErr: true},
+		"a P90 below the P50": {answer: quotable(time.Minute, time.Second, 0), wantErr: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := tc.answer.Validate(); (err != nil) != tc.wantErr {
+				t.Errorf("Validate() error = %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
+}
