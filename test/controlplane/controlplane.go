@@ -329,6 +329,16 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 	if failed, err := webhooks.Setup(mgr, nil); err != nil {
 		return fail(fmt.Errorf("controlplane: webhook %s: %w", failed, err))
 	}
+	if ko.batchJobs {
+		if err := setupBatchJobs(kctx, mgr, k.Queues, k.Cache); err != nil {
+			return fail(err)
+		}
+	}
+	if ko.multiKueue != nil {
+		if err := setupMultiKueue(kctx, mgr, ko.multiKueue); err != nil {
+			return fail(err)
+		}
+	}
 	schedOpts := []scheduler.Option{
 		scheduler.WithPreemptionExpectations(preemptionExpectations),
 		scheduler.WithResourceFormatter(resourceFormatter),

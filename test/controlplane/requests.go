@@ -159,7 +159,9 @@ func resourceOf(path string) string {
 type KueueOption func(*kueueOptions)
 
 type kueueOptions struct {
-	counter *RequestCounter
+	counter    *RequestCounter
+	batchJobs  bool
+	multiKueue *multiKueueOptions
 }
 
 // WithRequestCounter counts every API request the Kueue manager makes.
