@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -306,7 +307,7 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 
 		ginkgo.By("the fast worker does not answer, the slow one does: a one-CPU job goes to the slow worker, the one that answers")
 		restoreSlow()
-		silence(fast)
+		restoreFast := silence(fast)
 		wl = submit("fast-silent", "1")
 		seen = nominations(wl, func(g gomega.Gomega, wl *kueue.Workload) {
 			g.Expect(wl.Status.NominatedClusterNames).To(gomega.Equal([]string{"slow"}))
@@ -315,7 +316,7 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 		gomega.Expect(sightings.sawOn("fast", wl)).To(gomega.BeFalse())
 
 		ginkgo.By("neither worker answers: both are nominated, as the Incremental dispatcher's first round nominates up to three by name, and the fast one admits it")
-		silence(slow)
+		restoreSlow = silence(slow)
 		wl = submit("none-answer", "1")
 		seen = nominations(wl, func(g gomega.Gomega, wl *kueue.Workload) {
 			g.Expect(wl.Status.ClusterName).To(gomega.Equal(new("fast")), "status %+v", wl.Status)
@@ -323,5 +324,24 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 		expectOnly(seen, "fast", "slow")
 		// Copied to both: nominated to both.
 		gomega.Eventually(func() bool { return sightings.sawOn("fast", wl) && sightings.sawOn("slow", wl) }, timeout, interval).Should(gomega.BeTrue())
+
+		restoreFast()
+		restoreSlow()
+	})
+
+	ginkgo.It("asks again after a round and adds the next fastest worker while the workload is not admitted", func() {
+		// Two CPUs: Quotable on both workers, not free on either, the fast
+		// worker's queue the shorter.
+		wl := submit("two-cpus", "2")
+		var first time.Time
+		seen := nominations(wl, func(g gomega.Gomega, wl *kueue.Workload) {
+			if first.IsZero() && slices.Equal(wl.Status.NominatedClusterNames, []string{"fast"}) {
+				first = time.Now()
+			}
+			g.Expect(wl.Status.NominatedClusterNames).To(gomega.Equal([]string{"fast", "slow"}))
+		})
+		gomega.Expect(seen).To(gomega.Equal([][]string{{"fast"}, {"fast", "slow"}}))
+		gomega.Expect(time.Since(first)).To(gomega.BeNumerically(">=", dispatcherRound-time.Second),
+			"the slow worker was added before the fast worker's round was over")
 	})
 })

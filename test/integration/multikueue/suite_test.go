@@ -36,6 +36,9 @@ const (
 	// dispatcherTimeout bounds each WaitTimeReview the dispatcher sends and
 	// the age of the forecast in its answer.
 	dispatcherTimeout = 5 * time.Second
+	// dispatcherRound is how long the dispatcher's nominations stand before
+	// it asks again (5 minutes outside these tests).
+	dispatcherRound = 8 * time.Second
 )
 
 var (
@@ -77,6 +80,7 @@ var _ = ginkgo.BeforeSuite(func() {
 	}
 	start(&manager, controlplane.WithMultiKueue(configapi.MultiKueueDispatcherModeWaitTime,
 		multikueue.WithWaitTimeDispatcherTimeout(dispatcherTimeout),
+		multikueue.WithWaitTimeDispatcherRound(dispatcherRound),
 		multikueue.WithEventsBatchPeriod(100*time.Millisecond)))
 	start(&fast, controlplane.WithBatchJobs())
 	start(&slow, controlplane.WithBatchJobs())
