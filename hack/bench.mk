@@ -47,3 +47,9 @@ test-perf-score: $(WORKSPACE) envtest ## Kueue's perf harness at 1/5 with scrapi
 .PHONY: bench-estimator
 bench-estimator: ## The estimator's refresh, forecast and memory benchmarks alone, one name=value line per target (≤ 5 min; ESTIMATOR_BENCH_1M=1 adds the 1M-pending row).
 	hack/bench-estimator.sh
+
+# Before/after the last patch(es): the patched tree with its first N commits
+# against the whole series, alternated (hack/bench-patch-ab.sh).
+.PHONY: bench-patch-ab
+bench-patch-ab: ## The estimator's refresh and lock benchmarks and Kueue's pending-list snapshot, the series without its last patch (or its first N: BENCH_AB_N=N) against the whole, alternated ROUNDS=3 times (≈4 min).
+	hack/bench-patch-ab.sh $(BENCH_AB_N)
