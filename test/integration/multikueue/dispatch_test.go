@@ -283,7 +283,7 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 		gomega.Expect(sightings.sawOn("slow", wl)).To(gomega.BeFalse(), "the workload was copied to the slow worker")
 	})
 
-	ginkgo.It("never nominates a worker where the workload is Unfeasible, however short its other waits", func() {
+	ginkgo.It("never nominates a worker where the workload is Unfeasible: a 6-CPU job goes to the slow worker, the only one it fits", func() {
 		wl := submit("wide", "6")
 		seen := nominations(wl, func(g gomega.Gomega, wl *kueue.Workload) {
 			g.Expect(wl.Status.NominatedClusterNames).To(gomega.Equal([]string{"slow"}))
