@@ -23,11 +23,10 @@ type Answer struct {
 	// never admit the workload.
 	Unfeasible bool
 	// P50 and P90 are the median and the 90th percentile of the wait for
-	// quota on the worker, counted from At. Nil when the worker gave none
-	// (an Unfeasible workload, or a method without a wait distribution).
+	// quota on the worker. Nil when the worker gave none (an Unfeasible
+	// workload, or a method without a wait distribution).
 	P50, P90 *time.Duration
-	// At is when the worker's forecast was computed (the review's
-	// estimatedAt): the time of the queue state it describes.
+	// At is when the worker answered.
 	At time.Time
 }
 
@@ -48,8 +47,9 @@ type Round struct {
 	Nominated []string
 	// Now is the time of the decision.
 	Now time.Time
-	// Timeout is how old an answer may be: one computed before Now-Timeout
-	// is taken as no answer. It must be positive.
+	// Timeout is how old an answer may be: one given before Now-Timeout is
+	// taken as no answer (a caller that keeps answers between rounds must
+	// not rank workers by old ones). It must be positive.
 	Timeout time.Duration
 	// StepSize is how many workers that did not answer are added in one
 	// round, as Kueue's Incremental dispatcher adds workers (3 by default
@@ -92,13 +92,12 @@ var ErrInvalidRound = errors.New("dispatch: invalid round")
 // Nominate decides which workers a round adds to the workload's nominated
 // workers. Of the workers not nominated yet:
 //
-//  1. A worker whose answer is fresh (computed at most Timeout before Now;
-//     one dated after Now, by a worker's clock ahead of ours, counts as
-//     fresh) and Quotable is a candidate. The candidates with the lowest
-//     P50 are added, ties broken by the lowest P90; candidates equal in
-//     both are all added (MultiKueue keeps the one that admits first). A
-//     missing P50 or P90 ranks after every given one: the wait is unknown,
-//     not short. Basis: BasisExpectedWait.
+//  1. A worker whose answer is fresh (given at most Timeout before Now; one
+//     dated after Now counts as fresh) and Quotable is a candidate. The
+//     candidates with the lowest P50 are added, ties broken by the lowest
+//     P90; candidates equal in both are all added (MultiKueue keeps the one
+//     that admits first). A missing P50 or P90 ranks after every given one:
+//     the wait is unknown, not short. Basis: BasisExpectedWait.
 //  2. An Unfeasible answer is never added, in this round, on any basis.
 //  3. When there is no candidate, the workers that did not answer — no
 //     answer at all, or only one older than Timeout, which is taken as no

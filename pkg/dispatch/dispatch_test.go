@@ -70,7 +70,7 @@ func TestNominate(t *testing.T) {
 			}},
 			want: Decision{Add: []string{"fresh"}, Basis: BasisExpectedWait},
 		},
-		"an answer dated after now (a clock ahead) is fresh": {
+		"an answer dated after now is fresh": {
 			round: Round{Workers: []Worker{
 				{Name: "ahead", Answer: quotable(time.Second, time.Second, -time.Minute)},
 				{Name: "b", Answer: quotable(time.Minute, 2*time.Minute, 0)},
