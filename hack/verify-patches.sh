@@ -28,6 +28,15 @@
 # The tree sits at the same path on every run, so the build cache keeps its
 # packages: a package is compiled and vetted again only when its own files or
 # its dependencies' export data changed since a build the cache still holds.
+#
+# Disk: every patch that changes a package low in the tree (the cache, the
+# queue manager, the heap) makes go vet and go test compile again everything
+# above it, and the build cache would keep every one of those states: tens of
+# GB over the series, which once filled a CI machine's disk. So after each
+# patch the entries this script added to the cache and that the patch's step
+# did not use are deleted (prune_build_cache below); entries that were in the
+# cache before the script started are never touched. VERIFY_PATCHES_PRUNE=0
+# keeps everything.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -39,6 +48,37 @@ mkdir -p "${work}"
 
 export KUEUE_DIR="${tree}"
 total=${SECONDS}
+
+# Build-cache pruning. Go marks a cache file used by setting its mtime to now,
+# but only when the mtime is more than an hour old (cmd/go/internal/cache,
+# mtimeInterval). So before each step the files this script added are dated
+# two hours back; a file the step reads gets today's mtime again, one it
+# writes is new, and after the step every added file still older than the
+# step's start was not needed by it, and goes. A file deleted too eagerly is
+# only a cache miss: Go compiles that package again.
+gocache=$(go env GOCACHE)
+prune=${VERIFY_PATCHES_PRUNE:-1}
+if [[ "${prune}" == 1 ]]; then
+  [[ "${gocache}" == /* ]] || die "verify-patches: the build cache is off (GOCACHE=${gocache}); VERIFY_PATCHES_PRUNE=0 to go on"
+  mkdir -p "${gocache}"
+fi
+cache_files() { find "${gocache}" -mindepth 2 -maxdepth 2 -type f -path "${gocache}/[0-9a-f][0-9a-f]/*" | sort; }
+if [[ "${prune}" == 1 ]]; then
+  cache_files > "${work}/gocache-before"
+fi
+added_cache_files() { cache_files | comm -23 - "${work}/gocache-before"; }
+age_build_cache() {
+  [[ "${prune}" == 1 ]] || return 0
+  added_cache_files | tr '\n' '\0' | xargs -0 -r touch -m -d "@$(($(date +%s) - 7200))"
+}
+prune_build_cache() {  # $1: a file touched when the step started
+  [[ "${prune}" == 1 ]] || return 0
+  local before after
+  before=$(du -sk "${gocache}" | cut -f1)
+  added_cache_files | tr '\n' '\0' | xargs -0 -r sh -c 'for f; do [ "$f" -nt "$0" ] || rm -f "$f"; done' "$1"
+  after=$(du -sk "${gocache}" | cut -f1)
+  echo "verify-patches: build cache ${after} KiB after pruning what the step did not use (was ${before} KiB)"
+}
 for p in $(series); do
   apply_patch "${ROOT}/patches/${p}" || die "verify-patches: ${p} does not apply on top of the previous ones"
 done
@@ -56,6 +96,8 @@ for c in ${commits}; do
   n=$((n + 1))
   p=$(series | sed -n "${n}p")
   kgit checkout -q "${c}"
+  age_build_cache
+  touch "${work}/step-start"
   start=${SECONDS}
   if [[ "${VERIFY_PATCHES_BUILD_EACH:-0}" == 1 ]]; then
     (cd "${tree}" && GOWORK=off go build ./...) || die "verify-patches: the tree does not build with GOWORK=off after ${p}"
@@ -74,6 +116,7 @@ for c in ${commits}; do
       echo "verify-patches: [${n}] ${p}: go test of the ${#touched[@]} package(s) it touches passes ($((SECONDS - start)) s)"
     fi
   fi
+  prune_build_cache "${work}/step-start"
 done
 kgit checkout -q main
 start=${SECONDS}
