@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
@@ -180,8 +181,10 @@ type ShapeServers struct {
 // priority — and the roll is run again on the same state (running workloads,
 // pending list, service law, arrivals, random seed) with it inserted. Its
 // P50 and P90 are calibrated as the published ones are. Without a service
-// law, or for an Unfeasible workload, it has no wait. It costs one roll of
-// the ClusterQueue.
+// law it has no wait, but for a workload that would be at the head and fits
+// the free quota now, which gets MethodImmediate (see Engine.immediate); an
+// Unfeasible workload has none either. It costs one roll of the
+// ClusterQueue.
 func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxExec float64) WhatIf {
 	out := WhatIf{Position: int32(whatIfPosition(s.pending, priority)), Servers: shapeServers(s.capacity, demand)}
 	c := capacity.Classify(s.capacity, demand)
@@ -189,14 +192,17 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 		out.Unfeasible, out.Reason = true, c.Reason
 		return out
 	}
-	if s.queue.Service == nil {
-		return out
-	}
-	q := s.queue
 	hypothetical := forecast.Pending{
 		ID: whatIfID, Options: demandOptions(s.capacity, demand), Quotable: true,
 		MaxExecutionSeconds: maxExec, Priority: priority,
 	}
+	if s.queue.Service == nil {
+		if out.Position == 0 && fitsFreeQuota(&s.queue, hypothetical.Options) {
+			e.immediate(&out, s, hypothetical)
+		}
+		return out
+	}
+	q := s.queue
 	q.Pending = s.pendingWith(int(out.Position), hypothetical)
 	shapes := maps.Clone(s.shapes)
 	if shapes == nil {
@@ -213,6 +219,60 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 	out.Wait, out.Raw = e.wait(f, s.method, s.calibration, priority), f
 	return out
 }
+
+// fitsFreeQuota reports whether one of options fits the quota free at the
+// start of q's roll: Capacity less the usage of the running workloads and
+// the quota lent out (see forecast.Queue.Lent), dimension by dimension; an
+// Unlimited dimension never binds.
+func fitsFreeQuota(q *forecast.Queue, options []capacity.Quantities) bool {
+	free := q.Capacity.Clone()
+	for _, r := range q.Running {
+		free.Sub(r.Usage)
+	}
+	free.Sub(q.Lent)
+	return slices.ContainsFunc(options, free.Fits)
+}
+
+// immediate answers, with MethodImmediate, a what-if that needs no service
+// law: nothing is known of service times, but the workload would be at the
+// head of the queue (out.Position 0) and fits the quota free now, so the
+// roll admits it at its first opportunity — after the cycle's phase, when
+// the scene has one, and one admission latency — whatever the running
+// workloads' residuals. It rolls the workload alone (the pending workloads
+// are all behind it) with a stand-in law, which no figure depends on, and
+// without the higher-priority arrivals, which could pass it only within
+// that first cycle. The waits are the roll's, not calibrated: the
+// calibration corrects the service law's errors, and none enters here.
+func (e *Engine) immediate(out *WhatIf, s *Scene, p forecast.Pending) {
+	q := s.queue
+	q.Service, q.ServiceByPriority = standInLaw, nil
+	q.Pending, q.Arrivals = []forecast.Pending{p}, nil
+	estimates, err := e.forecaster.Forecast(q, rand.New(rand.NewPCG(s.seed[0], s.seed[1])))
+	if err != nil || len(estimates) == 0 {
+		out.ForecastErr = err
+		return
+	}
+	f := estimates[0]
+	horizon := e.config.HorizonSeconds
+	out.Wait = Wait{
+		Method: MethodImmediate, HasWait: true,
+		ExpectedWait:  Seconds(min(f.ExpectedWaitSeconds, horizon)),
+		P50:           Seconds(min(f.P50Seconds, horizon)),
+		P90:           Seconds(min(f.P90Seconds, horizon)),
+		BeyondHorizon: f.P90Seconds > horizon || f.Clamped,
+	}
+	out.Raw = f
+}
+
+// standInLaw is the service law of an immediate what-if's roll: any valid
+// law gives the same answer there (see Engine.immediate).
+var standInLaw = func() forecast.ServiceModel {
+	law, err := forecast.NewDeterministic(60)
+	if err != nil {
+		panic(err) // a constant law that is valid
+	}
+	return law
+}()
 
 // whatIfPosition is where Kueue's queue order puts a workload of the given
 // priority created after every pending one: behind the last pending

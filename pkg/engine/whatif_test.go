@@ -126,3 +126,75 @@ func TestCompactPendingKeepsEveryWorkload(t *testing.T) {
 		}
 	}
 }
+
+// Without any service-time knowledge a what-if has a wait only when it would
+// be at the head and fits the free quota now (MethodImmediate), and that wait
+// is the time to its first admission opportunity, as a roll with a service
+// law also gives it: a uniform phase of the 2 s cycle plus a latency drawn
+// from {0.1, 0.3, 0.5, 0.7} s, whose mean is 1.4 s, median 1.4 s and 90th
+// percentile 2.233 s (P(U·2 + L ≤ x) averaged over the four latencies).
+func TestWhatIfWithoutServiceLawIsImmediateOnlyAtTheHeadWhenItFits(t *testing.T) {
+	halfFull := func() Queue {
+		q := paperQueue()
+		q.Running = q.Running[:2] // 1 of 2 CPUs in use
+		q.CyclePeriodSeconds = 2
+		q.Stats.AdmissionLatency = 0.4
+		q.Stats.AdmissionLatencySample = []float64{0.1, 0.3, 0.5, 0.7}
+		return q
+	}
+	e := testEngine(t, Config{})
+	lawless, err := e.Roll(halfFull(), seed)
+	if err != nil {
+		t.Fatalf("Roll: %v", err)
+	}
+	if lawless.Scene.queue.Service != nil {
+		t.Fatalf("the scene has a service law (%v); the test needs none", lawless.Method)
+	}
+	withLaw := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	lawful, err := withLaw.Roll(halfFull(), seed)
+	if err != nil {
+		t.Fatalf("Roll: %v", err)
+	}
+	// 256 replicas: the mean's standard error is about 0.04 s.
+	firstOpportunity := [3]float64{1.4, 1.4, 2.233}
+	tolerance := cmpopts.EquateApprox(0, 0.2)
+	cases := map[string]struct {
+		demand   int64
+		priority int32
+		wantWait bool
+	}{
+		"at the head, fits the free CPU":                   {demand: 1000, priority: 100, wantWait: true},
+		"at the head, needs more than is free":             {demand: 1500, priority: 100},
+		"behind the pending workloads, would fit if alone": {demand: 500, priority: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := e.WhatIf(lawless.Scene, cpuShape(tc.demand), tc.priority, 0)
+			if !tc.wantWait {
+				if got.HasWait || got.Method != "" && got.Method != MethodNone {
+					t.Errorf("got a wait without a service law: %+v", got.Wait)
+				}
+				return
+			}
+			if !got.HasWait || got.Method != MethodImmediate {
+				t.Fatalf("got %+v, want an Immediate wait", got.Wait)
+			}
+			raw := [3]float64{got.Raw.ExpectedWaitSeconds, got.Raw.P50Seconds, got.Raw.P90Seconds}
+			if diff := cmp.Diff(firstOpportunity, raw, tolerance); diff != "" {
+				t.Errorf("mean, P50, P90 of the Immediate wait (-want,+got):\n%s", diff)
+			}
+			published := [3]float64{got.ExpectedWait.Seconds(), got.P50.Seconds(), got.P90.Seconds()}
+			if diff := cmp.Diff(raw, published, cmpopts.EquateApprox(0, 1e-6)); diff != "" {
+				t.Errorf("published against the roll's own (-roll,+published):\n%s", diff)
+			}
+			ref := withLaw.WhatIf(lawful.Scene, cpuShape(tc.demand), tc.priority, 0)
+			if ref.Method != MethodAPriori {
+				t.Fatalf("the reference roll's method is %q, want APriori", ref.Method)
+			}
+			refRaw := [3]float64{ref.Raw.ExpectedWaitSeconds, ref.Raw.P50Seconds, ref.Raw.P90Seconds}
+			if diff := cmp.Diff(firstOpportunity, refRaw, tolerance); diff != "" {
+				t.Errorf("mean, P50, P90 of the roll with a 20 s law (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -29,9 +29,10 @@ type Method = engine.Method
 
 // The methods, as [engine.Method] defines them.
 const (
-	MethodForecast = engine.MethodForecast
-	MethodAPriori  = engine.MethodAPriori
-	MethodNone     = engine.MethodNone
+	MethodForecast  = engine.MethodForecast
+	MethodAPriori   = engine.MethodAPriori
+	MethodImmediate = engine.MethodImmediate
+	MethodNone      = engine.MethodNone
 )
 
 // LoadModel and PriorityModel are the engine's a-priori figures (see
@@ -289,7 +290,7 @@ func (w waitMillis) duration() time.Duration { return time.Duration(w) * time.Mi
 type methodCode uint8
 
 // methods are the Methods a storedEstimate can hold.
-var methods = [...]Method{MethodNone, MethodForecast, MethodAPriori}
+var methods = [...]Method{MethodNone, MethodForecast, MethodAPriori, MethodImmediate}
 
 // codeOf returns the code of m; a Method that is not one of the constants
 // is stored as MethodNone.

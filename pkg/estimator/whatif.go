@@ -68,7 +68,10 @@ type WhatIfEstimate struct {
 // Errors: ErrUnknownClusterQueue when the last refresh published nothing
 // for cq; ErrInvalidWhatIf for a nil info, no pod set, or a negative count
 // or request. Without service-time knowledge the answer has MethodNone and
-// no wait (admissibility, position and k_eff are still given); an
+// no wait (admissibility, position and k_eff are still given), unless the
+// workload would be at the head of the queue and fits the quota free at the
+// refresh: it then has MethodImmediate and the wait until its admission (the
+// cycle's phase and an admission latency; see engine.Engine.WhatIf). An
 // Unfeasible workload has no wait either. A panic is recovered as an error.
 func (e *Estimator) WhatIf(cq kueue.ClusterQueueReference, info *workload.Info) (out WhatIfEstimate, err error) {
 	if e == nil {

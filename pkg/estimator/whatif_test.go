@@ -67,7 +67,9 @@ func TestWhatIf(t *testing.T) {
 	cases := map[string]struct {
 		info      *workload.Info
 		noService bool
-		want      whatIfShape
+		// objects, when set, replaces strictPaperObjects.
+		objects func() envObjects
+		want    whatIfShape
 		// check bounds the waits against the published estimates.
 		check func(t *testing.T, e *Estimator, got WhatIfEstimate)
 	}{
@@ -118,10 +120,37 @@ func TestWhatIf(t *testing.T) {
 			want: whatIfShape{Admissibility: Quotable, Method: MethodNone, Position: 4,
 				EffectiveServers: 4, BottleneckFlavor: "default", BottleneckResource: "cpu"},
 		},
+		"without service knowledge, at the head of a full ClusterQueue: no wait": {
+			info:      whatIfInfo("500m", 10),
+			noService: true,
+			want: whatIfShape{Admissibility: Quotable, Method: MethodNone, Position: 0,
+				EffectiveServers: 4, BottleneckFlavor: "default", BottleneckResource: "cpu"},
+		},
+		"without service knowledge, at the head and fitting the free quota: Immediate": {
+			info:      whatIfInfo("1", 10),
+			noService: true,
+			objects: func() envObjects {
+				objs := strictPaperObjects()
+				objs.running = objs.running[:2] // 1 CPU of 2 free
+				return objs
+			},
+			want: whatIfShape{Admissibility: Quotable, Method: MethodImmediate, HasWait: true, Position: 0,
+				EffectiveServers: 2, BottleneckFlavor: "default", BottleneckResource: "cpu"},
+			check: func(t *testing.T, _ *Estimator, got WhatIfEstimate) {
+				// No cycle or latency has been measured yet: admitted at once.
+				if got.ExpectedWait != 0 || got.P90 != 0 {
+					t.Errorf("waits %v (P90 %v), want 0 before any cycle or latency is measured", got.ExpectedWait, got.P90)
+				}
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			env := newTestEnv(t, strictPaperObjects())
+			objects := strictPaperObjects
+			if tc.objects != nil {
+				objects = tc.objects
+			}
+			env := newTestEnv(t, objects())
 			var opts []Option
 			if !tc.noService {
 				opts = append(opts, WithPriorMeanService(20*time.Second))

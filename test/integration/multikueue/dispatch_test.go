@@ -217,8 +217,9 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 		// so the admitted ones hold their quota): on the fast worker one,
 		// admitted; on the slow worker 16, 8 admitted and 8 pending. The
 		// estimators know no completion: their forecasts take the
-		// workloads' maximum execution time as the mean service time (an
-		// idle worker, knowing nothing, would give no wait at all).
+		// workloads' maximum execution time as the mean service time (a
+		// worker that knows nothing gives a wait only for a job that would
+		// be at the head and fits its free quota: method Immediate).
 		for name, load := range map[string]struct{ workloads, admitted int }{"fast": {1, 1}, "slow": {16, 8}} {
 			c := workerClient(name)
 			for i := range load.workloads {
