@@ -9,28 +9,39 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	jobsetapi "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
+	kueueconstants "sigs.k8s.io/kueue/pkg/constants"
 	"sigs.k8s.io/kueue/pkg/controller/constants"
+	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 	"sigs.k8s.io/kueue/pkg/controller/jobs/job"
 	"sigs.k8s.io/kueue/pkg/controller/jobs/jobset"
 	"sigs.k8s.io/kueue/pkg/controller/jobs/pod"
+	"sigs.k8s.io/kueue/pkg/util/priority"
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
@@ -50,8 +61,18 @@ bottleneck for its shape, expected wait, P50 and P90.
 
 The LocalQueue is --local-queue, else the manifest's kueue.x-k8s.io/queue-name
 label (spec.queueName for a Workload); the namespace --namespace, else the
-manifest's, else the kubeconfig's. A kueue.x-k8s.io/priority-class label is
-resolved to its WorkloadPriorityClass value with your credentials.`,
+manifest's, else the kubeconfig's.
+
+The job is completed as Kueue completes the Workload of a submitted job, with
+Kueue's own code and your credentials: its priority as Kueue's job integrations
+resolve it (a kueue.x-k8s.io/priority-class label names a
+WorkloadPriorityClass, else the pods' priorityClassName a PriorityClass, else
+the cluster's global default PriorityClass, else 0; --priority overrides it),
+and its requests as Kueue counts them against quota (the RuntimeClass's pod
+overhead, the namespace's LimitRange defaults, a limit standing for a missing
+request). A class it names that cannot be read is an error; a default or a
+LimitRange or RuntimeClass that your credentials cannot read is a warning on
+standard error, and the answer goes on without it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format, err := cli.ParseFormat(f.output)
@@ -70,7 +91,10 @@ resolved to its WorkloadPriorityClass value with your credentials.`,
 				defer file.Close()
 				in = file
 			}
-			return run(cmd.Context(), f, format, in, cmd.OutOrStdout())
+			if !cmd.Flags().Changed("priority") {
+				f.priority = nil
+			}
+			return run(cmd.Context(), f, format, in, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fs := cmd.Flags()
@@ -78,25 +102,34 @@ resolved to its WorkloadPriorityClass value with your credentials.`,
 	fs.StringVar(&f.localQueue, "local-queue", "", "the LocalQueue `NAME` (default: the manifest's queue-name label)")
 	fs.StringVarP(&f.namespace, "namespace", "n", "", "the `NAMESPACE` (default: the manifest's, else the kubeconfig's)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig `FILE` (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+	f.priority = new(int32)
+	fs.Int32Var(f.priority, "priority", 0, "the priority `VALUE`, instead of the one the manifest's priority class gives")
 	cli.AddOutputFlag(cmd, &f.output)
 	return cmd
 }
 
 type flags struct {
 	file, localQueue, namespace, kubeconfig, output string
+	// priority is nil unless --priority was given.
+	priority *int32
 }
 
 // question is what a manifest asks.
 type question struct {
-	namespace     string
-	localQueue    kueue.LocalQueueName
-	priorityClass string
-	priority      *int32
-	maxExec       *int32
-	podSets       []kueue.PodSet
+	namespace  string
+	localQueue kueue.LocalQueueName
+	// job is the manifest's object, for Kueue's priority resolution; nil
+	// for a Workload, whose priority is its own.
+	job client.Object
+	// priorityClassRef is the Workload's reference, when it has no priority
+	// value.
+	priorityClassRef *kueue.PriorityClassRef
+	priority         *int32
+	maxExec          *int32
+	podSets          []kueue.PodSet
 }
 
-func run(ctx context.Context, f flags, format cli.Format, in io.Reader, out io.Writer) error {
+func run(ctx context.Context, f flags, format cli.Format, in io.Reader, out, errOut io.Writer) error {
 	q, err := readQuestion(ctx, in)
 	if err != nil {
 		return err
@@ -123,22 +156,26 @@ func run(ctx context.Context, f flags, format cli.Format, in io.Reader, out io.W
 	if err != nil {
 		return err
 	}
-	client, err := kueueclientset.NewForConfig(restConfig)
+	clientset, err := kueueclientset.NewForConfig(restConfig)
 	if err != nil {
+		return err
+	}
+	if f.priority != nil {
+		q.priority = f.priority
+	}
+	reader, err := newReader(restConfig)
+	if err != nil {
+		return err
+	}
+	warn := func(msg string) { fmt.Fprintln(errOut, "warning:", msg) }
+	if err := q.completeAsKueue(ctx, reader, namespace, warn); err != nil {
 		return err
 	}
 	review, err := reviewOf(q)
 	if err != nil {
 		return err
 	}
-	if q.priority == nil && q.priorityClass != "" {
-		wpc, err := client.KueueV1beta2().WorkloadPriorityClasses().Get(ctx, q.priorityClass, metav1.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("priority class %s: %w", q.priorityClass, err)
-		}
-		review.Spec.Priority = &wpc.Value
-	}
-	got, err := client.VisibilityV1beta2().WaitTimeReviews(namespace).Create(ctx, review, metav1.CreateOptions{})
+	got, err := clientset.VisibilityV1beta2().WaitTimeReviews(namespace).Create(ctx, review, metav1.CreateOptions{})
 	if err != nil {
 		return err
 	}
@@ -151,7 +188,8 @@ func run(ctx context.Context, f flags, format cli.Format, in io.Reader, out io.W
 
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{batchv1.AddToScheme, corev1.AddToScheme, jobsetapi.AddToScheme, kueue.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{batchv1.AddToScheme, corev1.AddToScheme, jobsetapi.AddToScheme, kueue.AddToScheme,
+		schedulingv1.AddToScheme, nodev1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}
@@ -176,10 +214,8 @@ func readQuestion(ctx context.Context, in io.Reader) (question, error) {
 	var q question
 	switch o := obj.(type) {
 	case *kueue.Workload:
-		q = question{namespace: o.Namespace, localQueue: o.Spec.QueueName, priority: o.Spec.Priority, maxExec: o.Spec.MaximumExecutionTimeSeconds, podSets: o.Spec.PodSets}
-		if o.Spec.PriorityClassRef != nil && o.Spec.PriorityClassRef.Kind == kueue.WorkloadPriorityClassKind {
-			q.priorityClass = o.Spec.PriorityClassRef.Name
-		}
+		q = question{namespace: o.Namespace, localQueue: o.Spec.QueueName, priority: o.Spec.Priority, maxExec: o.Spec.MaximumExecutionTimeSeconds,
+			podSets: o.Spec.PodSets, priorityClassRef: o.Spec.PriorityClassRef}
 		return q, nil
 	case *batchv1.Job:
 		defaultJobSpec(&o.Spec)
@@ -207,10 +243,114 @@ func readQuestion(ctx context.Context, in io.Reader) (question, error) {
 	})
 	q.namespace = meta.GetNamespace()
 	q.localQueue = jobframework.QueueNameForObject(meta)
-	q.priorityClass = meta.GetLabels()[constants.WorkloadPriorityClassLabel]
+	q.job = obj.(client.Object)
 	q.maxExec = jobframework.MaximumExecutionTimeSecondsForObject(meta)
 	return q, nil
 }
+
+// completeAsKueue completes q as Kueue completes the Workload of a
+// submitted job, with Kueue's own code and c's credentials:
+//
+//   - the priority, unless q has one: a job's as Kueue's job integrations
+//     resolve it (jobframework.ExtractPriority: the WorkloadPriorityClass
+//     its label names, else the PriorityClass its pods name, else the
+//     global default PriorityClass, else 0), a Workload's from its
+//     priorityClassRef;
+//   - the pod sets' requests as Kueue's queue manager counts them
+//     (workload.AdjustResources: the RuntimeClass's pod overhead, the
+//     namespace's LimitRange defaults, a limit standing for a missing
+//     request).
+//
+// A class that q names and that cannot be read is an error, for a priority
+// taken as 0 could put the answer anywhere in the queue. The global default
+// that cannot be read (a user may not list PriorityClasses) gives
+// priority 0, and a LimitRange or RuntimeClass that cannot be read is left
+// out, each with a warning.
+func (q *question) completeAsKueue(ctx context.Context, c client.Client, namespace string, warn func(string)) error {
+	if q.priority == nil {
+		named, err := q.resolvePriority(ctx, c)
+		if err != nil {
+			if named != "" {
+				return fmt.Errorf("priority class %s: %w (give --priority to skip it)", named, err)
+			}
+			warn(fmt.Sprintf("priority taken as %d: the cluster's default PriorityClass cannot be read: %v", kueueconstants.DefaultPriority, err))
+			q.priority = ptr.To(kueueconstants.DefaultPriority)
+		}
+	}
+	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}, Spec: kueue.WorkloadSpec{PodSets: q.podSets}}
+	workload.AdjustResources(ctrl.LoggerInto(ctx, logr.New(warningSink{warn: warn})), c, wl)
+	q.podSets = wl.Spec.PodSets
+	return nil
+}
+
+// resolvePriority sets q.priority from its classes; named is the class it
+// names ("" when only the default was looked for).
+func (q *question) resolvePriority(ctx context.Context, c client.Client) (named string, err error) {
+	var value int32
+	switch ref := q.priorityClassRef; {
+	case q.job != nil:
+		named = jobframework.WorkloadPriorityClassName(q.job)
+		for i := 0; named == "" && i < len(q.podSets); i++ {
+			named = q.podSets[i].Template.Spec.PriorityClassName
+		}
+		_, value, err = jobframework.ExtractPriority(ctx, c, q.job, q.podSets, nil)
+	case ref != nil && ref.Kind == kueue.WorkloadPriorityClassKind:
+		named = ref.Name
+		_, value, err = priority.GetPriorityFromWorkloadPriorityClass(ctx, c, ref.Name)
+	case ref != nil:
+		named = ref.Name
+		_, value, err = priority.GetPriorityFromPriorityClass(ctx, c, ref.Name)
+	default:
+		_, value, err = priority.GetPriorityFromPriorityClass(ctx, c, "")
+	}
+	if err == nil {
+		q.priority = &value
+	}
+	return named, err
+}
+
+// newReader returns a client that reads the API server with config and
+// answers Kueue's code as its manager's cache would: a list of LimitRanges
+// by the cache's index indexer.LimitRangeHasContainerOrPodType, a field the
+// API server does not know, lists the namespace's LimitRanges and keeps
+// those the index function selects.
+func newReader(config *rest.Config) (client.Client, error) {
+	c, err := client.NewWithWatch(config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	return interceptor.NewClient(c, interceptor.Funcs{List: listByKueueIndex}), nil
+}
+
+func listByKueueIndex(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+	ranges, ok := list.(*corev1.LimitRangeList)
+	o := (&client.ListOptions{}).ApplyOptions(opts)
+	if !ok || o.FieldSelector == nil {
+		return c.List(ctx, list, opts...)
+	}
+	want, indexed := o.FieldSelector.RequiresExactMatch(indexer.LimitRangeHasContainerOrPodType)
+	if !indexed {
+		return c.List(ctx, list, opts...)
+	}
+	if err := c.List(ctx, ranges, client.InNamespace(o.Namespace)); err != nil {
+		return err
+	}
+	ranges.Items = slices.DeleteFunc(ranges.Items, func(r corev1.LimitRange) bool {
+		return !slices.Contains(indexer.IndexLimitRangeHasContainerOrPodType(&r), want)
+	})
+	return nil
+}
+
+// warningSink is a logr sink that passes the errors Kueue's code logs on
+// to warn, and drops the rest.
+type warningSink struct{ warn func(string) }
+
+func (warningSink) Init(logr.RuntimeInfo)                   {}
+func (warningSink) Enabled(int) bool                        { return false }
+func (warningSink) Info(int, string, ...any)                {}
+func (s warningSink) WithValues(...any) logr.LogSink        { return s }
+func (s warningSink) WithName(string) logr.LogSink          { return s }
+func (s warningSink) Error(err error, msg string, _ ...any) { s.warn(fmt.Sprintf("%s: %v", msg, err)) }
 
 // defaultJobSpec sets what Kueue's job integration reads and the API
 // server defaults: a manifest is not defaulted, and Kueue reads parallelism

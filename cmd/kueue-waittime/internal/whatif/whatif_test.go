@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -20,6 +22,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
+	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 	"sigs.k8s.io/kueue/pkg/features"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
@@ -174,7 +177,10 @@ func TestReviewOfManifests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := want{Namespace: q.namespace, PriorityClass: q.priorityClass, Spec: r.Spec}
+			got := want{Namespace: q.namespace, Spec: r.Spec}
+			if q.job != nil {
+				got.PriorityClass = jobframework.WorkloadPriorityClassName(q.job)
+			}
 			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
 				t.Errorf("review (-want,+got):\n%s", diff)
 			}
@@ -293,5 +299,152 @@ spec:
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
+	}
+}
+
+// TestCompleteAsKueue completes manifests on a real kube-apiserver, as an
+// administrator and as a user who may read nothing: the priority as Kueue's
+// job integrations resolve it, the requests with the RuntimeClass's
+// overhead and the namespace's LimitRange defaults, an unreadable named
+// class an error and an unreadable default a warning.
+func TestCompleteAsKueue(t *testing.T) {
+	if os.Getenv("PROJECT_DIR") == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("PROJECT_DIR and KUBEBUILDER_ASSETS must point at the patched Kueue tree and the control-plane binaries (run through make test)")
+	}
+	ctx := t.Context()
+	cp, err := controlplane.Start(controlplane.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
+		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "urgent"}, Value: 1000},
+		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "everyday"}, Value: 5, GlobalDefault: true},
+		&kueue.WorkloadPriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 50},
+		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "sandboxed"}, Handler: "runsc",
+			Overhead: &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}},
+		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: "team-a"}, Spec: corev1.LimitRangeSpec{
+			Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer, DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("300m")}}},
+		}},
+	} {
+		if err := cp.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin, err := newReader(cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nobodyConfig, err := cp.UserConfig("nobody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nobody, err := newReader(nobodyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(labels, podSpec string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: lq" + labels + "}}\n" +
+			"spec:\n  template:\n    spec:\n      restartPolicy: Never\n" + podSpec
+	}
+	withRequest := "      containers: [{name: c, image: busybox, resources: {requests: {cpu: 200m}}}]\n"
+	type want struct {
+		priority    int32
+		podSet      visibility.WaitTimeReviewPodSet
+		errContains string
+		warnings    []string
+	}
+	cases := map[string]struct {
+		manifest string
+		user     client.Client
+		given    *int32
+		want     want
+	}{
+		"a WorkloadPriorityClass label": {
+			manifest: job(", kueue.x-k8s.io/priority-class: high", withRequest), user: admin,
+			want: want{priority: 50, podSet: podSet("main", 1, "cpu", "200m")},
+		},
+		"the pods' PriorityClass": {
+			manifest: job("", "      priorityClassName: urgent\n"+withRequest), user: admin,
+			want: want{priority: 1000, podSet: podSet("main", 1, "cpu", "200m")},
+		},
+		"no class: the global default PriorityClass": {
+			manifest: job("", withRequest), user: admin,
+			want: want{priority: 5, podSet: podSet("main", 1, "cpu", "200m")},
+		},
+		"--priority: no class is read": {
+			manifest: job(", kueue.x-k8s.io/priority-class: missing", withRequest), user: nobody, given: ptr.To[int32](-3),
+			want: want{priority: -3, podSet: podSet("main", 1, "cpu", "200m"), warnings: []string{"Failed adjusting requests for LimitRanges"}},
+		},
+		"a container without a request takes the LimitRange default; the RuntimeClass adds its overhead": {
+			manifest: job("", "      runtimeClassName: sandboxed\n      containers: [{name: c, image: busybox}, {name: d, image: busybox, resources: {requests: {cpu: 1}}}]\n"), user: admin,
+			want: want{priority: 5, podSet: podSet("main", 1, "cpu", "1400m")},
+		},
+		"a Workload's priorityClassRef": {
+			manifest: "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: wl, namespace: team-a}\nspec:\n  queueName: lq\n" +
+				"  priorityClassRef: {group: kueue.x-k8s.io, kind: WorkloadPriorityClass, name: high}\n" +
+				"  podSets:\n  - name: main\n    count: 2\n    template:\n      spec:\n        containers: [{name: c, image: busybox, resources: {requests: {cpu: 250m}}}]\n",
+			user: admin,
+			want: want{priority: 50, podSet: podSet("main", 2, "cpu", "250m")},
+		},
+		"a named class that does not exist is an error": {
+			manifest: job(", kueue.x-k8s.io/priority-class: missing", withRequest), user: admin,
+			want: want{errContains: "priority class missing"},
+		},
+		"a named class the user cannot read is an error": {
+			manifest: job("", "      priorityClassName: urgent\n"+withRequest), user: nobody,
+			want: want{errContains: "priority class urgent"},
+		},
+		"a default and a LimitRange the user cannot read: priority 0, no defaults, a warning each": {
+			manifest: job("", "      containers: [{name: c, image: busybox}]\n"), user: nobody,
+			want: want{priority: 0, podSet: visibility.WaitTimeReviewPodSet{Name: "main", Count: 1, Requests: corev1.ResourceList{}},
+				warnings: []string{"priority taken as 0", "Failed adjusting requests for LimitRanges"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q, err := readQuestion(ctx, strings.NewReader(tc.manifest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.given != nil {
+				q.priority = tc.given
+			}
+			var warnings []string
+			err = q.completeAsKueue(ctx, tc.user, "team-a", func(msg string) { warnings = append(warnings, msg) })
+			if tc.want.errContains != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want.errContains) {
+					t.Fatalf("error %v, want one containing %q", err, tc.want.errContains)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := reviewOf(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.priority == nil || *q.priority != tc.want.priority {
+				t.Errorf("priority %v, want %d", q.priority, tc.want.priority)
+			}
+			if diff := cmp.Diff([]visibility.WaitTimeReviewPodSet{tc.want.podSet}, r.Spec.PodSets,
+				cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+				t.Errorf("pod sets (-want,+got):\n%s", diff)
+			}
+			if len(warnings) != len(tc.want.warnings) {
+				t.Fatalf("warnings %q, want %d containing %q", warnings, len(tc.want.warnings), tc.want.warnings)
+			}
+			for i, w := range tc.want.warnings {
+				if !strings.Contains(warnings[i], w) {
+					t.Errorf("warning %d %q, want one containing %q", i, warnings[i], w)
+				}
+			}
+		})
 	}
 }
