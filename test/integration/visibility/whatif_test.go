@@ -231,3 +231,55 @@ var _ = ginkgo.Describe("What-if forecasts (WaitTimeReview)", func() {
 		gomega.Expect(apierrors.IsMethodNotSupported(err)).To(gomega.BeTrue(), "GET waittimereviews: %v", err)
 	})
 })
+
+var _ = ginkgo.Describe("What-if forecasts before any service time is known", func() {
+	ginkgo.It("answers Immediate at the head of an idle ClusterQueue while the job fits its free quota, and no wait once it does not", func() {
+		rf := utiltestingapi.MakeResourceFlavor("default").Obj()
+		gomega.Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, rf))).To(gomega.Succeed())
+		ns := createNamespace("whatif-idle-")
+		cq := utiltestingapi.MakeClusterQueue("cq-idle-" + ns.Name[len(ns.Name)-5:]).
+			ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Resource(corev1.ResourceMemory, "1Gi").Obj()).Obj()
+		createAll(cq, utiltestingapi.MakeLocalQueue("lq", ns.Name).ClusterQueue(cq.Name).Obj())
+		ginkgo.DeferCleanup(func() {
+			gomega.Expect(k8sClient.DeleteAllOf(ctx, &kueue.Workload{}, client.InNamespace(ns.Name))).To(gomega.Succeed())
+			gomega.Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cq))).To(gomega.Succeed())
+		})
+		// No workload has finished, none gives a maximum execution time and
+		// the suite configures no prior: nothing is known of service times.
+		oneCPU := func() *visibilityapi.WaitTimeReview {
+			r := review("lq", "1", nil)
+			r.Spec.MaximumExecutionTimeSeconds = nil
+			return r
+		}
+
+		ginkgo.By("one CPU of two free: Immediate, with the time to admission")
+		gomega.Eventually(func(g gomega.Gomega) {
+			got, err := visibility.VisibilityV1beta2().WaitTimeReviews(ns.Name).Create(ctx, oneCPU(), metav1.CreateOptions{})
+			g.Expect(err).NotTo(gomega.HaveOccurred())
+			est := got.Status.WaitTimeEstimate
+			g.Expect(est).NotTo(gomega.BeNil())
+			g.Expect(got.Status.PositionInClusterQueue).To(gomega.Equal(int32(0)))
+			g.Expect(est.Method).To(gomega.Equal(visibilityapi.WaitTimeEstimationMethodImmediate), "status %+v, estimate %+v", got.Status, *est)
+			g.Expect(est.P50WaitMilliseconds).NotTo(gomega.BeNil())
+			g.Expect(est.P90WaitMilliseconds).NotTo(gomega.BeNil())
+			g.Expect(*est.P50WaitMilliseconds).To(gomega.BeNumerically("<=", *est.P90WaitMilliseconds))
+			// A cycle and an admission latency, not a service time.
+			g.Expect(*est.P90WaitMilliseconds).To(gomega.BeNumerically("<", 10_000))
+		}, timeout, interval).Should(gomega.Succeed())
+
+		ginkgo.By("two one-CPU workloads admitted (nothing runs them, so they hold the quota): no wait")
+		for i := range 2 {
+			createAll(utiltestingapi.MakeWorkload(fmt.Sprintf("hold-%d", i), ns.Name).Queue("lq").
+				Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, "64Mi").Obj())
+		}
+		gomega.Eventually(func(g gomega.Gomega) {
+			got, err := visibility.VisibilityV1beta2().WaitTimeReviews(ns.Name).Create(ctx, oneCPU(), metav1.CreateOptions{})
+			g.Expect(err).NotTo(gomega.HaveOccurred())
+			est := got.Status.WaitTimeEstimate
+			g.Expect(est).NotTo(gomega.BeNil())
+			g.Expect(est.Admissibility).To(gomega.Equal(visibilityapi.AdmissibilityQuotable))
+			g.Expect(est.Method).To(gomega.Equal(visibilityapi.WaitTimeEstimationMethodNone))
+			g.Expect(est.P50WaitMilliseconds).To(gomega.BeNil())
+		}, timeout, interval).Should(gomega.Succeed())
+	})
+})
