@@ -51,7 +51,7 @@ controller_gen_dir="${TOOLS_BIN}/controller-tools-${CONTROLLER_TOOLS_VERSION}"
 controller_gen="${controller_gen_dir}/controller-gen"
 if [[ ! -x "${controller_gen}" ]]; then
   echo "codegen: installing controller-gen ${CONTROLLER_TOOLS_VERSION} into ${controller_gen_dir}"
-  GOBIN="${controller_gen_dir}" go install "sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_TOOLS_VERSION}"
+  GOBIN="${controller_gen_dir}" scratch_gocache go install "sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_TOOLS_VERSION}"
 fi
 
 # The code-generator module source (kube_codegen.sh and the go.mod its tools
@@ -80,7 +80,7 @@ for t in "${codegen_tools[@]}"; do
 done
 if (( ${#missing[@]} > 0 )); then
   echo "codegen: installing ${#missing[@]} code-generator ${CODE_GENERATOR_VERSION} tool(s) into ${codegen_bin}"
-  (cd "${codegen_pkg}" && GOBIN="${codegen_bin}" go install "${missing[@]}")
+  (cd "${codegen_pkg}" && GOBIN="${codegen_bin}" scratch_gocache go install "${missing[@]}")
 fi
 
 # --- generate -----------------------------------------------------------------

@@ -34,7 +34,7 @@ case "${what}" in
   cluster)
     if [[ ! -x "${kwok_dest}/kwok" ]]; then
       echo "envtest: building kwok ${KWOK_VERSION} into ${kwok_dest} (about 2 minutes on 2 cores)"
-      (cd / && GOWORK=off GOBIN="${kwok_dest}" go install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}")
+      (cd / && GOWORK=off GOBIN="${kwok_dest}" scratch_gocache go install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}")
     fi
     if [[ -x "${dest}/kube-controller-manager" && -x "${dest}/kube-scheduler" ]]; then
       echo "envtest: ${dest} already has kube-controller-manager and kube-scheduler; ${kwok_dest} has kwok"
@@ -47,6 +47,12 @@ staging_version="v0.${K8S_VERSION#1.}"
 # The scratch module lives under _output/, next to the patched-Kueue
 # workspace file: keep it out of that workspace.
 export GOWORK=off
+# The Kubernetes binaries of one call share a build cache of their own,
+# deleted when it ends (see scratch_gocache in lib.sh): nothing else
+# compiles their packages.
+GOCACHE=$(mktemp -d "${TMPDIR:-/tmp}/gocache-k8s.XXXXXX")
+export GOCACHE
+trap 'rm -rf "${GOCACHE}"' EXIT
 work="${ROOT}/_output/envtest-build"
 rm -rf "${work}"
 mkdir -p "${work}" "${dest}"

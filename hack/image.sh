@@ -91,7 +91,7 @@ fi
 crane="${TOOLS_BIN}/crane-${CRANE_VERSION}/crane"
 if [[ ! -x "${crane}" ]]; then
   echo "image: installing crane ${CRANE_VERSION} into ${crane%/*}"
-  (cd / && GOWORK=off GOBIN="${crane%/*}" go install "github.com/google/go-containerregistry/cmd/crane@${CRANE_VERSION}")
+  (cd / && GOWORK=off GOBIN="${crane%/*}" scratch_gocache go install "github.com/google/go-containerregistry/cmd/crane@${CRANE_VERSION}")
 fi
 command -v curl >/dev/null || die "image: curl is needed (apt-get install curl)"
 [[ -s "${CA_BUNDLE}" ]] || die "image: no CA bundle at ${CA_BUNDLE}: install it (apt-get install ca-certificates) or set CA_BUNDLE"

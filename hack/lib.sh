@@ -7,6 +7,19 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 die() { echo "$*" >&2; exit 1; }
 
+# scratch_gocache CMD...: runs CMD with a build cache of its own, deleted
+# when it returns. For the tools built once into bin/ (kube-apiserver, etcd,
+# kube-controller-manager, kube-scheduler, KWOK, promtool, the generators,
+# crane): nothing else compiles their packages at their versions, so in the
+# shared cache they would only take disk.
+scratch_gocache() {
+  local dir rc=0
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/gocache-tools.XXXXXX")
+  GOCACHE="${dir}" "$@" || rc=$?
+  rm -rf "${dir}"
+  return "${rc}"
+}
+
 # git in the patched tree with a fixed identity and dates, so commits (and the
 # patches formatted from them) are byte-stable across machines and runs.
 kgit() {

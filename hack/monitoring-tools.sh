@@ -14,7 +14,7 @@ version=$(cd "${TOOLS}" && GOWORK=off go list -m -f '{{.Version}}' github.com/pr
 promtool_dir=${ROOT}/bin/tools/promtool-${version}
 if [[ ! -x "${promtool_dir}/promtool" ]]; then
   echo "monitoring-tools: building promtool ${version} into ${promtool_dir} (once; a few minutes)" >&2
-  (cd / && GOWORK=off GOBIN="${promtool_dir}" go install "github.com/prometheus/prometheus/cmd/promtool@${version}")
+  (cd / && GOWORK=off GOBIN="${promtool_dir}" scratch_gocache go install "github.com/prometheus/prometheus/cmd/promtool@${version}")
 fi
 (cd "${TOOLS}" && GOWORK=off go build -o "${ROOT}/bin/tools/promqlcheck/promqlcheck" ./promqlcheck)
 echo "PROMTOOL=${promtool_dir}/promtool"
