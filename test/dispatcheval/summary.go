@@ -33,7 +33,7 @@ func waitStats(waits []float64) WaitStats {
 // Interval is an estimate over replicates (seeds) with its two-sided 95%
 // Student-t confidence interval, mean ± t₀.₉₇₅,ₙ₋₁ · s/√n (s the sample
 // standard deviation of the n replicate values); CI95 is nil for fewer than
-// two replicates.
+// two replicates, and N is 0 (with a zero estimate) for none.
 type Interval struct {
 	Estimate float64     `json:"estimate"`
 	CI95     *[2]float64 `json:"ci95,omitempty"`
@@ -43,7 +43,7 @@ type Interval struct {
 func meanInterval(values []float64) Interval {
 	n := len(values)
 	if n == 0 {
-		return Interval{Estimate: math.NaN()}
+		return Interval{}
 	}
 	var sum float64
 	for _, v := range values {
@@ -64,6 +64,9 @@ func meanInterval(values []float64) Interval {
 }
 
 func (i Interval) String() string {
+	if i.N == 0 {
+		return "–"
+	}
 	if i.CI95 == nil {
 		return fmt.Sprintf("%.2f", i.Estimate)
 	}
@@ -156,6 +159,9 @@ func summarize(runs []RunResult, dispatchers []string, candidate string, meanGoa
 	mean := func(s WaitStats) float64 { return s.Mean }
 	p90 := func(s WaitStats) float64 { return s.P90 }
 	for _, d := range dispatchers {
+		if len(stat(d, mean)) == 0 {
+			continue
+		}
 		ds := DispatcherSummary{Dispatcher: d,
 			Mean: meanInterval(values(stat(d, mean))),
 			P90:  meanInterval(values(stat(d, p90))),
@@ -183,8 +189,8 @@ func summarize(runs []RunResult, dispatchers []string, candidate string, meanGoa
 			if d == candidate {
 				continue
 			}
-			if avg := meanInterval(values(stat(d, c.f))).Estimate; avg < bestAvg {
-				best, bestAvg = d, avg
+			if i := meanInterval(values(stat(d, c.f))); i.N > 0 && i.Estimate < bestAvg {
+				best, bestAvg = d, i.Estimate
 			}
 		}
 		if best == "" {

@@ -41,6 +41,7 @@ func TestMeanInterval(t *testing.T) {
 	}{
 		"three values":              {values: []float64{1, 2, 3}, want: Interval{Estimate: 2, CI95: &[2]float64{2 - half, 2 + half}, N: 3}},
 		"one value has no interval": {values: []float64{5}, want: Interval{Estimate: 5, N: 1}},
+		"no values":                 {want: Interval{}},
 		"equal values, zero width":  {values: []float64{4, 4}, want: Interval{Estimate: 4, CI95: &[2]float64{4, 4}, N: 2}},
 	}
 	for name, tc := range cases {
@@ -71,6 +72,9 @@ func TestSummarizeComparesWithTheBestBuiltInPerStatistic(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantComps, comps, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("comparisons (-want +got):\n%s", diff)
+	}
+	if _, comps := summarize(runs[:2], []string{"a", "b", "c"}, "c", 0.8, 0.85); len(comps) != 2 || comps[0].Ratio.N != 0 || comps[0].Met {
+		t.Errorf("with no candidate runs: %+v, want two comparisons with no ratio, not met", comps)
 	}
 	if got := sums[1].AdmittedOnTwo; got != 1 {
 		t.Errorf("b admitted on two: %d, want 1", got)
