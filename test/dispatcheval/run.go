@@ -392,6 +392,9 @@ func (c *Clusters) Run(ctx context.Context, scenario Scenario, plan Plan, namesp
 		if len(j.jobOn) >= 2 {
 			res.JobOnTwo++
 		}
+		if !j.finished {
+			res.Unfinished++
+		}
 		at, ok := j.reserved[j.cluster]
 		if !ok || j.created.IsZero() {
 			res.Unadmitted++

@@ -81,8 +81,10 @@ type RunResult struct {
 	// Waits are the admitted Jobs' waits in seconds, in arrival order.
 	Waits []float64 `json:"waits"`
 	Stats WaitStats `json:"stats"`
-	// Unadmitted counts the Jobs never reserved on a worker.
+	// Unadmitted counts the Jobs never reserved on a worker, Unfinished
+	// those whose manager Workload had not finished when the run ended.
 	Unadmitted int `json:"unadmitted"`
+	Unfinished int `json:"unfinished"`
 	// ReservedOnTwo counts the Jobs whose Workload held a quota
 	// reservation on two workers at some moment (each worker's watch saw
 	// it reserved there); AdmittedOnTwo those admitted (Admitted condition)
