@@ -156,6 +156,19 @@ eval-cluster: envtest cluster-tools manifests image build ## test/eval/cluster.y
 	@start=$$SECONDS; $(CLUSTER_ENV) bin/kueue-waittime eval --cluster -f test/eval/cluster.yaml --out _output/eval-cluster; \
 	echo "eval-cluster: wall time $$((SECONDS - start)) s"
 
+# MultiKueue's dispatchers on the same seeded arrivals (test/dispatcheval):
+# a manager and two worker control planes on envtest, once per dispatcher and
+# seed, and a run where a worker goes away. DISPATCH_EVAL_SEEDS,
+# DISPATCH_EVAL_JOBS, DISPATCH_EVAL_DISPATCHERS and DISPATCH_EVAL_LOSS set the
+# size (see the test's doc comment).
+DISPATCH_EVAL_OUT ?= $(ROOT)/test/eval/results/dispatch
+
+.PHONY: eval-dispatch
+eval-dispatch: $(WORKSPACE) envtest ## MultiKueue's AllAtOnce, Incremental and wait-time dispatchers on the same arrivals, 2 workers, into test/eval/results/dispatch (about 25 min on 2 cores).
+	$(GO_PATCHED) vet ./test/dispatcheval/
+	$(GO_PATCHED) test -count=1 ./test/dispatcheval/
+	cd test/dispatcheval && DISPATCH_EVAL_OUT=$(DISPATCH_EVAL_OUT) PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -v -timeout 120m -run '^TestDispatchEval$$' .
+
 .PHONY: clean
 clean: ## Remove _output/ (keeps bin/, whose control-plane build takes minutes).
 	rm -rf _output
