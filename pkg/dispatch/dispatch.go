@@ -94,10 +94,15 @@ var ErrInvalidRound = errors.New("dispatch: invalid round")
 //
 //  1. A worker whose answer is fresh (given at most Timeout before Now; one
 //     dated after Now counts as fresh) and Quotable is a candidate. The
-//     candidates with the lowest P50 are added, ties broken by the lowest
-//     P90; candidates equal in both are all added (MultiKueue keeps the one
-//     that admits first). A missing P50 or P90 ranks after every given one:
-//     the wait is unknown, not short. Basis: BasisExpectedWait.
+//     best candidate is the one with the lowest P50, ties broken by the
+//     lowest P90; it is added, with every candidate equal to it in both
+//     and, as a hedge, every candidate whose P50 is at most the best one's
+//     P90: its median wait lies within the best one's forecast range, so
+//     it is about as likely to admit first, and MultiKueue keeps the copy
+//     that admits first. A candidate clearly slower (its P50 past the
+//     best's P90) is left to a later round. A missing P50 or P90 ranks
+//     after every given one: the wait is unknown, not short, and it hedges
+//     nothing. Basis: BasisExpectedWait.
 //  2. An Unfeasible answer is never added, in this round, on any basis.
 //  3. When there is no candidate, the workers that did not answer — no
 //     answer at all, or only one older than Timeout, which is taken as no
@@ -147,7 +152,7 @@ func Nominate(r Round) (Decision, error) {
 		best := slices.MinFunc(candidates, compareWaits)
 		var add []string
 		for _, c := range candidates {
-			if compareWaits(c, best) == 0 {
+			if compareWaits(c, best) == 0 || within(c, best) {
 				add = append(add, c.name)
 			}
 		}
@@ -167,6 +172,12 @@ func Nominate(r Round) (Decision, error) {
 type candidate struct {
 	name     string
 	p50, p90 time.Duration
+}
+
+// within reports whether c's median wait is within best's forecast range
+// (c.p50 ≤ best.p90), both known.
+func within(c, best candidate) bool {
+	return c.p50 != math.MaxInt64 && best.p90 != math.MaxInt64 && c.p50 <= best.p90
 }
 
 func compareWaits(a, b candidate) int {

@@ -20,27 +20,42 @@ func TestNominate(t *testing.T) {
 		want    Decision
 		wantErr bool
 	}{
-		"lowest P50 wins": {
+		"lowest P50 wins; a slower one past its P90 is left out": {
 			round: Round{Workers: []Worker{
 				{Name: "slow", Answer: quotable(90*time.Second, 200*time.Second, time.Second)},
-				{Name: "fast", Answer: quotable(10*time.Second, 300*time.Second, time.Second)},
+				{Name: "fast", Answer: quotable(10*time.Second, 60*time.Second, time.Second)},
 			}},
 			want: Decision{Add: []string{"fast"}, Basis: BasisExpectedWait},
 		},
-		"equal P50: lowest P90 wins": {
+		"a slower one whose P50 is within the best's P90 is added as a hedge": {
 			round: Round{Workers: []Worker{
-				{Name: "a", Answer: quotable(10*time.Second, 60*time.Second, time.Second)},
-				{Name: "b", Answer: quotable(10*time.Second, 20*time.Second, time.Second)},
+				{Name: "slow", Answer: quotable(90*time.Second, 200*time.Second, time.Second)},
+				{Name: "fast", Answer: quotable(10*time.Second, 300*time.Second, time.Second)},
+				{Name: "slowest", Answer: quotable(301*time.Second, 400*time.Second, time.Second)},
 			}},
-			want: Decision{Add: []string{"b"}, Basis: BasisExpectedWait},
+			want: Decision{Add: []string{"slow", "fast"}, Basis: BasisExpectedWait},
+		},
+		"a P50 equal to the best's P90 is within it": {
+			round: Round{Workers: []Worker{
+				{Name: "a", Answer: quotable(10*time.Second, 20*time.Second, time.Second)},
+				{Name: "b", Answer: quotable(20*time.Second, 20*time.Second, time.Second)},
+			}},
+			want: Decision{Add: []string{"a", "b"}, Basis: BasisExpectedWait},
 		},
 		"equal P50 and P90: both, in the configured order": {
 			round: Round{Workers: []Worker{
 				{Name: "b", Answer: quotable(10*time.Second, 20*time.Second, time.Second)},
 				{Name: "a", Answer: quotable(10*time.Second, 20*time.Second, time.Second)},
-				{Name: "c", Answer: quotable(11*time.Second, 20*time.Second, time.Second)},
+				{Name: "c", Answer: quotable(21*time.Second, 30*time.Second, time.Second)},
 			}},
 			want: Decision{Add: []string{"b", "a"}, Basis: BasisExpectedWait},
+		},
+		"an Immediate answer (no spread) hedges nothing": {
+			round: Round{Workers: []Worker{
+				{Name: "idle", Answer: quotable(0, 0, time.Second)},
+				{Name: "busy", Answer: quotable(time.Second, 10*time.Second, time.Second)},
+			}},
+			want: Decision{Add: []string{"idle"}, Basis: BasisExpectedWait},
 		},
 		"an Unfeasible worker is never nominated, though it has no wait": {
 			round: Round{Workers: []Worker{
@@ -132,12 +147,15 @@ func TestNominate(t *testing.T) {
 			round: Round{Workers: []Worker{{Name: "a"}, {Name: "unknown", Answer: &Answer{At: now}}}},
 			want:  Decision{Add: []string{"unknown"}, Basis: BasisExpectedWait},
 		},
-		"a missing P90 ranks after a given one of equal P50": {
+		"a missing P90 ranks after a given one of equal P50, which sets the hedge's range": {
+			// Were a the best, its unknown P90 would hedge nothing and a
+			// would be added alone; b is, and a's P50 is within its P90.
 			round: Round{Workers: []Worker{
 				{Name: "a", Answer: &Answer{P50: new(time.Minute), At: now}},
-				{Name: "b", Answer: quotable(time.Minute, time.Hour, 0)},
+				{Name: "b", Answer: quotable(time.Minute, time.Minute, 0)},
+				{Name: "c", Answer: quotable(90*time.Second, 2*time.Minute, 0)},
 			}},
-			want: Decision{Add: []string{"b"}, Basis: BasisExpectedWait},
+			want: Decision{Add: []string{"a", "b"}, Basis: BasisExpectedWait},
 		},
 		"no workers: nothing": {
 			round: Round{},
