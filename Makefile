@@ -166,7 +166,7 @@ DISPATCH_EVAL_OUT ?= $(ROOT)/test/eval/results/dispatch
 .PHONY: eval-dispatch
 eval-dispatch: $(WORKSPACE) envtest ## MultiKueue's AllAtOnce, Incremental and wait-time dispatchers on the same arrivals, 2 workers, into test/eval/results/dispatch (about 25 min on 2 cores).
 	$(GO_PATCHED) vet ./test/dispatcheval/
-	$(GO_PATCHED) test -count=1 ./test/dispatcheval/
+	DISPATCH_EVAL_OUT= $(GO_PATCHED) test -count=1 ./test/dispatcheval/
 	cd test/dispatcheval && DISPATCH_EVAL_OUT=$(DISPATCH_EVAL_OUT) PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -v -timeout 120m -run '^TestDispatchEval$$' .
 
 .PHONY: clean
