@@ -182,14 +182,22 @@ func (c *Clusters) workerList(workers []Worker) []*controlplane.ControlPlane {
 // StopWorker stops a worker's control plane (its Kueue at once, then its
 // kube-apiserver and etcd), as a worker cluster that goes away.
 func (c *Clusters) StopWorker(name string) error {
-	c.mu.Lock()
-	if c.stopped[name] {
-		c.mu.Unlock()
+	if !c.markStopped(name) {
 		return nil
 	}
-	c.stopped[name] = true
-	c.mu.Unlock()
 	return c.Workers[name].Stop()
+}
+
+// markStopped marks a control plane stopped ("" for the manager) and
+// reports whether it was running.
+func (c *Clusters) markStopped(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped[name] {
+		return false
+	}
+	c.stopped[name] = true
+	return true
 }
 
 // Stop stops every control plane still running (the manager's is
@@ -206,18 +214,14 @@ func (c *Clusters) Stop() error {
 			errs = append(errs, err)
 		})
 	}
-	c.mu.Lock()
-	if c.Manager != nil && !c.stopped[""] {
-		c.stopped[""] = true
+	if c.Manager != nil && c.markStopped("") {
 		stop(c.Manager)
 	}
 	for name, cp := range c.Workers {
-		if !c.stopped[name] {
-			c.stopped[name] = true
+		if c.markStopped(name) {
 			stop(cp)
 		}
 	}
-	c.mu.Unlock()
 	wg.Wait()
 	return errors.Join(errs...)
 }

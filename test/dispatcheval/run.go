@@ -269,19 +269,21 @@ func (c *Clusters) Run(ctx context.Context, scenario Scenario, plan Plan, namesp
 				return
 			case <-time.After(time.Until(st.start.Add(loss.At))):
 			}
-			st.mu.Lock()
-			st.dead[loss.Worker] = true
-			lossReport.AtSeconds = time.Since(st.start).Seconds()
-			for name, j := range st.jobs {
-				_, running := j.reserved[loss.Worker]
-				switch {
-				case running && !j.finished:
-					lossReport.RunningThere = append(lossReport.RunningThere, name)
-				case j.copied[loss.Worker] && len(j.reserved) == 0:
-					lossReport.PendingThere = append(lossReport.PendingThere, name)
+			func() {
+				st.mu.Lock()
+				defer st.mu.Unlock()
+				st.dead[loss.Worker] = true
+				lossReport.AtSeconds = time.Since(st.start).Seconds()
+				for name, j := range st.jobs {
+					_, running := j.reserved[loss.Worker]
+					switch {
+					case running && !j.finished:
+						lossReport.RunningThere = append(lossReport.RunningThere, name)
+					case j.copied[loss.Worker] && len(j.reserved) == 0:
+						lossReport.PendingThere = append(lossReport.PendingThere, name)
+					}
 				}
-			}
-			st.mu.Unlock()
+			}()
 			progress("stopping worker %s at %.0fs", loss.Worker, lossReport.AtSeconds)
 			stopped := make(chan error, 1)
 			go func() { stopped <- c.StopWorker(loss.Worker) }()
