@@ -207,15 +207,13 @@ func TestReadQuestionRefuses(t *testing.T) {
 	}
 }
 
-// TestWhatIfAgainstKueue runs the command against the patched Kueue on a
-// real kube-apiserver: a Job of the shape of three pending workloads is
-// answered behind them, with a wait no shorter than the last one's.
-func TestWhatIfAgainstKueue(t *testing.T) {
+// startControlPlane starts a kube-apiserver and etcd with Kueue's CRDs,
+// stopped when t ends.
+func startControlPlane(t *testing.T) *controlplane.ControlPlane {
+	t.Helper()
 	if os.Getenv("PROJECT_DIR") == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Fatal("PROJECT_DIR and KUBEBUILDER_ASSETS must point at the patched Kueue tree and the control-plane binaries (run through make test)")
 	}
-	features.SetFeatureGateDuringTest(t, features.WaitTimeEstimation, true)
-	ctx := t.Context()
 	cp, err := controlplane.Start(controlplane.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -225,6 +223,16 @@ func TestWhatIfAgainstKueue(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	return cp
+}
+
+// TestWhatIfAgainstKueue runs the command against the patched Kueue on a
+// real kube-apiserver: a Job of the shape of three pending workloads is
+// answered behind them, with a wait no shorter than the last one's.
+func TestWhatIfAgainstKueue(t *testing.T) {
+	features.SetFeatureGateDuringTest(t, features.WaitTimeEstimation, true)
+	ctx := t.Context()
+	cp := startControlPlane(t)
 	if _, err := cp.StartKueue(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -308,19 +316,8 @@ spec:
 // overhead and the namespace's LimitRange defaults, an unreadable named
 // class an error and an unreadable default a warning.
 func TestCompleteAsKueue(t *testing.T) {
-	if os.Getenv("PROJECT_DIR") == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("PROJECT_DIR and KUBEBUILDER_ASSETS must point at the patched Kueue tree and the control-plane binaries (run through make test)")
-	}
 	ctx := t.Context()
-	cp, err := controlplane.Start(controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
+	cp := startControlPlane(t)
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
 		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "urgent"}, Value: 1000},
