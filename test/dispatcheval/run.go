@@ -321,10 +321,12 @@ func (c *Clusters) Run(ctx context.Context, scenario Scenario, plan Plan, namesp
 			}
 			continue
 		}
-		st.mu.Lock()
-		dead := st.dead[s.worker]
-		st.background[s.a.Name].created = time.Now()
-		st.mu.Unlock()
+		dead := func() bool {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.background[s.a.Name].created = time.Now()
+			return st.dead[s.worker]
+		}()
 		if dead {
 			continue
 		}
@@ -339,22 +341,27 @@ func (c *Clusters) Run(ctx context.Context, scenario Scenario, plan Plan, namesp
 	// Until everything finished, or the drain is over.
 	deadline := time.Now().Add(drain)
 	for {
-		st.mu.Lock()
-		left := 0
-		for _, j := range st.jobs {
-			if !j.finished {
-				left++
+		left := func() int {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			left := 0
+			for _, j := range st.jobs {
+				if !j.finished {
+					left++
+				}
 			}
-		}
-		for _, bg := range st.background {
-			if !bg.finished && !st.dead[workerOf(bg.arrival.Name, scenario.Workers)] {
-				left++
+			for _, bg := range st.background {
+				if !bg.finished && !st.dead[workerOf(bg.arrival.Name, scenario.Workers)] {
+					left++
+				}
 			}
-		}
-		st.mu.Unlock()
-		errMu.Lock()
-		err := runErr
-		errMu.Unlock()
+			return left
+		}()
+		err := func() error {
+			errMu.Lock()
+			defer errMu.Unlock()
+			return runErr
+		}()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -451,9 +458,11 @@ func (c *Clusters) Run(ctx context.Context, scenario Scenario, plan Plan, namesp
 // admits it and says whether that is worker; false when ctx ends first.
 func (st *runState) waitForCluster(ctx context.Context, j *jobObservation, worker string) bool {
 	for {
-		st.mu.Lock()
-		cluster := j.cluster
-		st.mu.Unlock()
+		cluster := func() string {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			return j.cluster
+		}()
 		if cluster != "" {
 			return cluster == worker
 		}
