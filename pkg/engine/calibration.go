@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/kueue-waittime/kueue-waittime/pkg/calibration"
+import (
+	"math"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
+)
 
 // Calibration is how one refresh turns the roll's P50 and P90 into the
 // published ones: Q50 and Q90 are the adjustments of the ClusterQueue's
@@ -36,6 +40,32 @@ func (c Calibration) PublishFor(priority int32, rawP50, rawP90 float64) (p50, p9
 		return publishWith(a.Q50, a.Q90, c.Eps, rawP50, rawP90)
 	}
 	return c.Publish(rawP50, rawP90)
+}
+
+// PublishMeanFor returns the published expected wait of a workload of the
+// given priority from the roll's mean (seconds): the mean takes the
+// adjustment its P50 takes (the priority's once it applies, else the
+// ClusterQueue's),
+//
+//	m' = max((m + ε)·e^{q50} − ε, 0).
+//
+// e^{q50} is the weighted median of (x + ε)/(r + ε) over the recent scored
+// workloads, x the wait that happened and r the roll's P50: the factor by
+// which the roll's time scale errs for this ClusterQueue. A roll whose
+// whole distribution is stretched or squeezed — by capacity it cannot see,
+// such as quota neighbours return or reclaim, or a cycle slower than
+// measured — errs by that factor in its mean as in its median, so the
+// mean is rescaled with it. While the calibrators have too few scores
+// q50 = 0 and the mean is published as rolled; a NaN mean stays NaN.
+func (c Calibration) PublishMeanFor(priority int32, rawMean float64) float64 {
+	q50 := c.Q50
+	if a, ok := c.Priorities[priority]; ok && a.Applied {
+		q50 = a.Q50
+	}
+	if math.IsNaN(rawMean) {
+		return rawMean
+	}
+	return calibration.Adjust(rawMean, q50, c.Eps)
 }
 
 // PublishWith is Publish with a priority's adjustments a, applied or not:

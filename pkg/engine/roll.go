@@ -140,8 +140,8 @@ type Estimate struct {
 	Raw forecast.Estimate
 }
 
-// Wait is a published wait: the mean as rolled, P50 and P90 calibrated for
-// the workload's priority, all cut at the horizon (flagged BeyondHorizon).
+// Wait is a published wait: the mean, P50 and P90 calibrated for the
+// workload's priority, all cut at the horizon (flagged BeyondHorizon).
 // HasWait is false, and the rest zero, when none is given.
 type Wait struct {
 	Method                 Method
@@ -272,17 +272,19 @@ func (q *Queue) validate() error {
 }
 
 // wait publishes the roll's forecast f of a workload of the given priority:
-// the mean as rolled, P50 and P90 calibrated by cal, all cut at the horizon
-// (flagged BeyondHorizon). Published and what-if waits go through it alike.
+// the mean, P50 and P90 calibrated by cal (the mean as its P50 is, see
+// Calibration.PublishMeanFor), all cut at the horizon (flagged
+// BeyondHorizon). Published and what-if waits go through it alike.
 func (e *Engine) wait(f forecast.Estimate, method Method, cal Calibration, priority int32) Wait {
 	horizon := e.config.HorizonSeconds
 	p50, p90 := cal.PublishFor(priority, f.P50Seconds, f.P90Seconds)
+	mean := cal.PublishMeanFor(priority, f.ExpectedWaitSeconds)
 	return Wait{
 		Method: method, HasWait: true,
-		ExpectedWait:  Seconds(f.ExpectedWaitSeconds),
+		ExpectedWait:  Seconds(min(mean, horizon)),
 		P50:           Seconds(min(p50, horizon)),
 		P90:           Seconds(min(p90, horizon)),
-		BeyondHorizon: p90 > horizon || f.Clamped,
+		BeyondHorizon: p90 > horizon || mean > horizon || f.Clamped,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
@@ -23,8 +24,9 @@ func rollPaperQueue(t *testing.T) (*Engine, Rolled) {
 	return e, rolled
 }
 
-// The what-if's P50 and P90 get the adjustment the published ones get:
-// its priority's calibrators once they apply, else the ClusterQueue's.
+// The what-if's mean, P50 and P90 get the adjustments the published ones
+// get: its priority's calibrators once they apply, else the ClusterQueue's
+// (the mean its P50's).
 func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
 	e, rolled := rollPaperQueue(t)
 	raw := e.WhatIf(rolled.Scene, cpuShape(500), 0, 0)
@@ -32,24 +34,23 @@ func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
 		t.Fatalf("no raw what-if wait: %+v", raw)
 	}
 	cases := map[string]struct {
-		cal  Calibration
-		want func(p50, p90 float64) (float64, float64)
+		cal Calibration
+		// q50 and q90 are the adjustments that apply.
+		q50, q90 float64
 	}{
 		"the ClusterQueue's adjustment": {
-			cal:  Calibration{Q50: math.Log(2), Q90: math.Log(3), Eps: 2},
-			want: func(p50, p90 float64) (float64, float64) { return publishWith(math.Log(2), math.Log(3), 2, p50, p90) },
+			cal: Calibration{Q50: math.Log(2), Q90: math.Log(3), Eps: 2},
+			q50: math.Log(2), q90: math.Log(3),
 		},
 		"an applied priority adjustment replaces it": {
 			cal: Calibration{Q50: math.Log(2), Q90: math.Log(3), Eps: 2,
 				Priorities: map[int32]PriorityAdjustment{0: {Q50: math.Log(0.5), Q90: math.Log(0.75), Applied: true}}},
-			want: func(p50, p90 float64) (float64, float64) {
-				return publishWith(math.Log(0.5), math.Log(0.75), 2, p50, p90)
-			},
+			q50: math.Log(0.5), q90: math.Log(0.75),
 		},
 		"an unapplied priority adjustment does not": {
 			cal: Calibration{Q50: math.Log(2), Q90: math.Log(3), Eps: 2,
 				Priorities: map[int32]PriorityAdjustment{0: {Q50: math.Log(0.5), Q90: math.Log(0.75)}}},
-			want: func(p50, p90 float64) (float64, float64) { return publishWith(math.Log(2), math.Log(3), 2, p50, p90) },
+			q50: math.Log(2), q90: math.Log(3),
 		},
 	}
 	for name, tc := range cases {
@@ -57,8 +58,8 @@ func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
 			scene := *rolled.Scene
 			scene.calibration = tc.cal
 			got := e.WhatIf(&scene, cpuShape(500), 0, 0)
-			p50, p90 := tc.want(raw.P50.Seconds(), raw.P90.Seconds())
-			want := [3]float64{raw.ExpectedWait.Seconds(), p50, p90}
+			p50, p90 := publishWith(tc.q50, tc.q90, 2, raw.P50.Seconds(), raw.P90.Seconds())
+			want := [3]float64{calibration.Adjust(raw.ExpectedWait.Seconds(), tc.q50, 2), p50, p90}
 			if diff := cmp.Diff(want, [3]float64{got.ExpectedWait.Seconds(), got.P50.Seconds(), got.P90.Seconds()}, cmpopts.EquateApprox(0, 1e-6)); diff != "" {
 				t.Errorf("mean, P50, P90 (-want,+got):\n%s", diff)
 			}

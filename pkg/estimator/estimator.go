@@ -3,7 +3,6 @@ package estimator
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
@@ -603,7 +602,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	e.relistUnpublished(start, next, outputs)
 	if r := e.opts.reporter; r != nil {
 		for _, out := range outputs {
-			r.ReportQueueModel(out.q.model)
+			r.ReportQueueModel(out.model)
 		}
 		for name := range prev.Queues() {
 			if _, ok := next.slots[name]; !ok {
@@ -630,7 +629,7 @@ type unlistedArrival struct {
 // unlisted for the maximum staleness (a LocalQueue that is stopped, an
 // inactive workload: the staleness rule refreshes its queue anyway) is
 // forgotten. The set is bounded by the arrivals of about one refresh.
-func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueOutput) {
+func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueResults) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.unlisted) == 0 {
@@ -647,7 +646,7 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			continue
 		}
 		_, stillPending := e.pending[key]
-		_, isPublished := published.index[key]
+		_, isPublished := recomputed[a.clusterQueue].positions[key]
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
 		}
@@ -797,11 +796,12 @@ func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
 
 // nextResults starts the results that follow prev: the parts of the
 // ClusterQueues of places that are not to be recomputed are prev's, at the
-// same slots, with their index entries; those to be recomputed get empty
-// parts, returned as outputs for refreshQueue to fill. ClusterQueues no
-// longer in places (no longer active) are dropped.
+// same slots; those to be recomputed get empty parts, returned as outputs
+// for refreshQueue to fill. ClusterQueues no longer in places (no longer
+// active) are dropped. Nothing in it is proportional to the pending
+// workloads of the parts it reuses.
 func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueReference]queuePlace,
-	recompute map[kueue.ClusterQueueReference]bool) (*Results, map[kueue.ClusterQueueReference]*queueOutput) {
+	recompute map[kueue.ClusterQueueReference]bool) (*Results, map[kueue.ClusterQueueReference]*queueResults) {
 	next := &Results{at: at}
 	kept := prev != nil && len(prev.slots) == len(places)
 	if kept {
@@ -844,29 +844,7 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 			recompute[name] = true
 		}
 	}
-	// stale marks the slots whose index entries are not next's: those
-	// recomputed, and those of prev that next does not reuse.
-	stale := make([]bool, max(len(next.queues), prev.slotCount()))
-	reused := 0
-	for name, slot := range next.slots {
-		if recompute[name] {
-			stale[slot] = true
-		} else {
-			reused += prev.queues[slot].pendingCount()
-		}
-	}
-	for slot := range prev.slotCount() {
-		if prev.queues[slot] != nil && (slot >= len(next.queues) || next.queues[slot] != prev.queues[slot]) {
-			stale[slot] = true
-		}
-	}
-	if reused == 0 {
-		next.index = make(map[workload.Reference]estimateRef, prev.pendingCount())
-	} else {
-		next.index = maps.Clone(prev.index)
-		maps.DeleteFunc(next.index, func(_ workload.Reference, ref estimateRef) bool { return stale[ref.slot()] })
-	}
-	outputs := make(map[kueue.ClusterQueueReference]*queueOutput, len(recompute))
+	outputs := make(map[kueue.ClusterQueueReference]*queueResults, len(recompute))
 	for name, place := range places {
 		if !recompute[name] {
 			continue
@@ -879,7 +857,7 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 		q := newQueueResults(n)
 		q.root, q.generation = place.root, place.generation
 		next.queues[slot] = q
-		outputs[name] = &queueOutput{q: q, slot: slot, index: next.index}
+		outputs[name] = q
 	}
 	return next, outputs
 }
@@ -887,7 +865,7 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 // refreshQueue converts one ClusterQueue's state to the engine's terms,
 // rolls it, publishes its model and forecasts into out, and gives the ledger
 // the first estimate of each workload.
-func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueOutput, ledger *ledgerWriter) {
+func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
 	capModel := ClusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
@@ -962,8 +940,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		model.Calibrated = true
 		model.P50Adjustment, model.P90Adjustment = math.Exp(view.Calibration.Q50), math.Exp(view.Calibration.Q90)
 	}
-	out.q.model, out.q.hasModel = model, true
-	out.q.whatIf = rolled.Scene
+	out.model, out.hasModel = model, true
+	out.whatIf = rolled.Scene
 
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)

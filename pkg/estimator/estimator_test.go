@@ -572,9 +572,25 @@ func TestNewResultsServesWhatItHolds(t *testing.T) {
 		if got, ok := r.Workload(key); !ok || got != want {
 			t.Errorf("Workload(%s) = %+v, %v; want %+v", key, got, ok, want)
 		}
+		if got, ok := r.WorkloadIn(want.ClusterQueue, key); !ok || got != want {
+			t.Errorf("WorkloadIn(%s, %s) = %+v, %v; want %+v", want.ClusterQueue, key, got, ok, want)
+		}
 	}
 	if _, ok := r.Workload("ns/absent"); ok {
 		t.Errorf("Workload of an unknown workload was found")
+	}
+	if got, ok := r.WorkloadIn("cq2", "ns/w"); ok {
+		t.Errorf("WorkloadIn found cq's workload in cq2: %+v", got)
+	}
+	if got, ok := r.WorkloadIn("absent", "ns/w"); ok {
+		t.Errorf("WorkloadIn found a workload in an unknown ClusterQueue: %+v", got)
+	}
+	var none *Results
+	if _, ok := none.WorkloadIn("cq", "ns/w"); ok {
+		t.Errorf("nil results hold a workload")
+	}
+	if _, ok := none.Workload("ns/w"); ok {
+		t.Errorf("nil results hold a workload")
 	}
 	odd := NewResults(t0, map[workload.Reference]WorkloadEstimate{"ns/x": {ClusterQueue: "cq", Method: "Guess", EstimatedAt: t0}}, nil)
 	if got, _ := odd.Workload("ns/x"); got.Method != MethodNone {

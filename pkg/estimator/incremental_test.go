@@ -188,13 +188,7 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 	e.markWarmed()
 	handler := e.WorkloadEventHandler()
 	e.Refresh(env.ctx)
-	estimatesOf := func(r *Results) map[workload.Reference]WorkloadEstimate {
-		out := make(map[workload.Reference]WorkloadEstimate)
-		for key := range r.index {
-			out[key], _ = r.Workload(key)
-		}
-		return out
-	}
+	estimatesOf := allEstimates
 
 	// An arrival in c, which is in no cohort: only c is recomputed.
 	before := e.Results()
@@ -326,10 +320,12 @@ func TestIncrementalRefreshFollowsClusterQueuesComingAndGoing(t *testing.T) {
 	}
 	want := map[workload.Reference]kueue.ClusterQueueReference{"ns/wait-a": "a", "ns/wait-b": "b", "ns/wait-c": "c", "ns/wait-e": "e"}
 	got := make(map[workload.Reference]kueue.ClusterQueueReference)
-	for key := range after.index {
-		est, ok := after.Workload(key)
-		if !ok {
-			t.Fatalf("indexed workload %s has no estimate", key)
+	for key, est := range allEstimates(after) {
+		if byKey, ok := after.Workload(key); !ok || byKey != est {
+			t.Fatalf("workload %s: Workload gives %+v, %v; its ClusterQueue's part %+v", key, byKey, ok, est)
+		}
+		if in, ok := after.WorkloadIn(est.ClusterQueue, key); !ok || in != est {
+			t.Fatalf("workload %s: WorkloadIn(%s) gives %+v, %v; its ClusterQueue's part %+v", key, est.ClusterQueue, in, ok, est)
 		}
 		got[key] = est.ClusterQueue
 	}
@@ -400,4 +396,19 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 			}
 		})
 	}
+}
+
+// allEstimates is every estimate r holds, by workload, read from each
+// ClusterQueue's part.
+func allEstimates(r *Results) map[workload.Reference]WorkloadEstimate {
+	out := make(map[workload.Reference]WorkloadEstimate)
+	for _, q := range r.queues {
+		if q == nil {
+			continue
+		}
+		for key := range q.positions {
+			out[key], _ = q.estimate(key)
+		}
+	}
+	return out
 }

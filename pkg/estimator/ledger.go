@@ -21,7 +21,8 @@ import (
 type Predictor string
 
 const (
-	// PredictorForecast is the state-conditioned forecast (its mean).
+	// PredictorForecast is the state-conditioned forecast: its mean as
+	// published, calibrated (see engine.Calibration.PublishMeanFor).
 	PredictorForecast Predictor = "forecast"
 	// PredictorEMA is the paper's EMA baseline: an exponential moving
 	// average of the ClusterQueue's observed waits (α = emaSmoothingFactor).
@@ -32,10 +33,14 @@ const (
 	// PredictorWhitt is the Allen–Cunneen/Whitt GI/G/k approximation with
 	// the measured ĉ_a² as well.
 	PredictorWhitt Predictor = "whitt"
+	// PredictorForecastUncalibrated is the forecast's mean as the roll gave
+	// it, before calibration: scored beside the published one, on the same
+	// workloads, it measures what the calibration of the mean does.
+	PredictorForecastUncalibrated Predictor = "forecast-uncalibrated"
 )
 
 // Predictors lists every Predictor, in the order reports show them.
-var Predictors = [...]Predictor{PredictorForecast, PredictorEMA, PredictorPaper, PredictorWhitt}
+var Predictors = [...]Predictor{PredictorForecast, PredictorEMA, PredictorPaper, PredictorWhitt, PredictorForecastUncalibrated}
 
 // Prediction is one predictor's answer for the wait that remained from a
 // Score's EstimatedAt. OK is false when the predictor had no answer then:
@@ -68,9 +73,11 @@ type Score struct {
 	EstimatedAt time.Time
 	Waited      time.Duration
 	Actual      time.Duration
-	// Forecast is the forecast's mean, P50 and P90 its quantiles.
-	Forecast, P50, P90 Prediction
-	EMA, Paper, Whitt  Prediction
+	// Forecast is the forecast's mean, P50 and P90 its quantiles, as
+	// published; ForecastUncalibrated is the mean before calibration.
+	Forecast, P50, P90   Prediction
+	EMA, Paper, Whitt    Prediction
+	ForecastUncalibrated Prediction
 }
 
 // Prediction returns the answer of p (a zero Prediction for an unknown p).
@@ -84,6 +91,8 @@ func (s Score) Prediction(p Predictor) Prediction {
 		return s.Paper
 	case PredictorWhitt:
 		return s.Whitt
+	case PredictorForecastUncalibrated:
+		return s.ForecastUncalibrated
 	}
 	return Prediction{}
 }
@@ -104,7 +113,7 @@ type ledgerStamp struct {
 
 // trackedWorkload is what the estimator keeps per pending workload, 24
 // bytes: its line in the ledger, the first forecast published for it
-// (remaining wait from stamp.at, seconds; NaN for none) with the quantiles
+// (remaining wait from stamp.at, seconds; NaN for none), mean and quantiles
 // as the roll gave them, before calibration (the stamp's calibration turns
 // them into the published ones), and when the estimator saw it arrive
 // (see arrivalOffset). A nil stamp means no estimate was published for it
@@ -172,7 +181,8 @@ func (l trackedWorkload) score(key workload.Reference, cq kueue.ClusterQueueRefe
 		Workload: key, ClusterQueue: cq, Priority: priority, Method: l.stamp.method,
 		EstimatedAt: at, Waited: max(at.Sub(since), 0), Actual: max(admitted.Sub(at), 0),
 	}
-	s.Forecast = remaining(float64(l.mean))
+	s.ForecastUncalibrated = remaining(float64(l.mean))
+	s.Forecast = remaining(l.stamp.calibration.PublishMeanFor(priority, float64(l.mean)))
 	if s.Forecast.OK {
 		p50, p90 := l.stamp.calibration.PublishFor(priority, float64(l.p50), float64(l.p90))
 		s.P50, s.P90 = remaining(p50), remaining(p90)

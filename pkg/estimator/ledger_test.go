@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 )
@@ -52,6 +54,26 @@ func TestLedgerEntryScore(t *testing.T) {
 				P90:      Prediction{Wait: 9 * time.Second, OK: true},
 				EMA:      Prediction{Wait: 5 * time.Second, OK: true},
 				Paper:    Prediction{Wait: 0, OK: true},
+
+				ForecastUncalibrated: Prediction{Wait: 4 * time.Second, OK: true},
+			},
+		},
+		// The stamp's calibration doubles (r + ε) for a P50 (q50 = ln 2,
+		// ε = 1 s) and the mean takes the same factor: (4 + 1)·2 − 1 = 9 s.
+		// Priority 7's own calibrators have too few scores to apply.
+		"the mean takes its P50's calibration": {
+			line: trackedWorkload{stamp: &ledgerStamp{clusterQueue: "cq", at: eventTimeOf(at), method: MethodForecast,
+				ema: nan, paper: nan, whitt: nan, calibration: engine.Calibration{Q50: math.Ln2, Eps: 1,
+					Priorities: map[int32]engine.PriorityAdjustment{7: {Q50: -1, Q90: -1}}}}, mean: 4, p50: 3, p90: 9},
+			since: at, admitted: at.Add(6 * time.Second), wantOK: true,
+			want: Score{
+				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast,
+				EstimatedAt: at, Actual: 6 * time.Second,
+				Forecast: Prediction{Wait: 9 * time.Second, OK: true},
+				P50:      Prediction{Wait: 7 * time.Second, OK: true},
+				P90:      Prediction{Wait: 9 * time.Second, OK: true},
+
+				ForecastUncalibrated: Prediction{Wait: 4 * time.Second, OK: true},
 			},
 		},
 		"no forecast, baselines only": {
@@ -71,7 +93,7 @@ func TestLedgerEntryScore(t *testing.T) {
 				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast, EstimatedAt: at,
 				Forecast: Prediction{OK: true}, P50: Prediction{OK: true}, P90: Prediction{OK: true},
 				EMA: Prediction{Wait: time.Second, OK: true}, Paper: Prediction{Wait: time.Second, OK: true},
-				Whitt: Prediction{Wait: time.Second, OK: true},
+				Whitt: Prediction{Wait: time.Second, OK: true}, ForecastUncalibrated: Prediction{OK: true},
 			},
 		},
 	}
@@ -130,6 +152,8 @@ func TestLedgerScoresTheFirstEstimateAtAdmission(t *testing.T) {
 		Forecast: Prediction{Wait: first.ExpectedWait, OK: true},
 		P50:      Prediction{Wait: first.P50, OK: true},
 		P90:      Prediction{Wait: first.P90, OK: true},
+		// Nothing scored yet: no calibration, the mean as rolled.
+		ForecastUncalibrated: Prediction{Wait: first.ExpectedWait, OK: true},
 		// No admission had been seen (EMA) and no service time measured
 		// (paper, Whitt): no answer from the baselines.
 	}}

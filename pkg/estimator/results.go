@@ -128,15 +128,10 @@ type Results struct {
 	// none): the age of every estimate in it is at most now − oldest.
 	oldest time.Time
 	// queues holds each ClusterQueue's part at the slot slots gives it; a
-	// ClusterQueue keeps its slot from one Results to the next, so that the
-	// index entries of the parts that are reused stay valid. A nil entry is
-	// a free slot.
-	queues []*queueResults
-	slots  map[kueue.ClusterQueueReference]uint32
-	// index says where each pending workload's estimate is: a map to a small
-	// reference plus per-queue slices of exactly the right length keeps less
-	// per workload than a map of whole estimates.
-	index   map[workload.Reference]estimateRef
+	// ClusterQueue keeps its slot from one Results to the next. A nil entry
+	// is a free slot.
+	queues  []*queueResults
+	slots   map[kueue.ClusterQueueReference]uint32
 	pending int
 	// firstDue is the earliest admission instant a P50 of these results
 	// predicts (the estimate's time plus its P50); zero if none does. Once
@@ -144,17 +139,6 @@ type Results struct {
 	// stale even if nothing was observed: see needsRefresh.
 	firstDue time.Time
 }
-
-// estimateRef locates an estimate: the slot of its ClusterQueue's part in
-// the high 32 bits, its position there in the low ones.
-type estimateRef uint64
-
-func refOf(slot uint32, position int32) estimateRef {
-	return estimateRef(uint64(slot)<<32 | uint64(uint32(position)))
-}
-
-func (r estimateRef) slot() uint32    { return uint32(r >> 32) }
-func (r estimateRef) position() int32 { return int32(uint32(r)) }
 
 // queueResults is what one refresh of one ClusterQueue published: its model
 // and its pending workloads' estimates. It is immutable once published.
@@ -164,6 +148,13 @@ type queueResults struct {
 	// builds such parts).
 	hasModel  bool
 	estimates []storedEstimate
+	// positions says where each pending workload's estimate is in
+	// estimates: a map to a position plus a slice of exactly the right
+	// length keeps less per workload than a map of whole estimates, and a
+	// part of its own, reused with the part, is what a refresh that
+	// recomputes a few ClusterQueues leaves alone (a map of every pending
+	// workload would be copied whole).
+	positions map[workload.Reference]int32
 	// reasons holds the reason of each Unfeasible estimate, by position.
 	reasons map[int32]string
 	// firstDue is the earliest admission instant one of its P50s predicts
@@ -182,13 +173,14 @@ type queueResults struct {
 
 // newQueueResults returns an empty part for about n pending workloads.
 func newQueueResults(n int) *queueResults {
-	return &queueResults{estimates: make([]storedEstimate, 0, n)}
+	return &queueResults{estimates: make([]storedEstimate, 0, n), positions: make(map[workload.Reference]int32, n)}
 }
 
-// add records the estimate of a pending workload at the next position and,
-// for an Unfeasible one, its reason; it returns the position.
-func (q *queueResults) add(e storedEstimate, reason string) int32 {
+// add records the estimate of a pending workload (each key once) at the
+// next position and, for an Unfeasible one, its reason.
+func (q *queueResults) add(key workload.Reference, e storedEstimate, reason string) {
 	i := int32(len(q.estimates))
+	q.positions[key] = i
 	q.estimates = append(q.estimates, e)
 	if e.hasWait && !e.unfeasible && e.stamp != nil {
 		if due := e.stamp.at.Add(e.p50.duration()); q.firstDue.IsZero() || due.Before(q.firstDue) {
@@ -201,25 +193,23 @@ func (q *queueResults) add(e storedEstimate, reason string) int32 {
 		}
 		q.reasons[i] = reason
 	}
-	return i
 }
 
-// queueOutput is where a refresh writes one ClusterQueue's part: the part
-// and the index of the Results being built, with the part's slot.
-type queueOutput struct {
-	q     *queueResults
-	slot  uint32
-	index map[workload.Reference]estimateRef
-}
-
-// add records the estimate of a pending workload (each key once).
-func (o *queueOutput) add(key workload.Reference, e storedEstimate, reason string) {
-	o.index[key] = refOf(o.slot, o.q.add(e, reason))
+// estimate returns the estimate of a pending workload, if the part has it.
+func (q *queueResults) estimate(key workload.Reference) (WorkloadEstimate, bool) {
+	if q == nil {
+		return WorkloadEstimate{}, false
+	}
+	i, ok := q.positions[key]
+	if !ok {
+		return WorkloadEstimate{}, false
+	}
+	return q.estimates[i].estimate(q.reasons[i]), true
 }
 
 // newResults returns results holding nothing, at at.
 func newResults(at time.Time) *Results {
-	return &Results{at: at, oldest: at, slots: map[kueue.ClusterQueueReference]uint32{}, index: map[workload.Reference]estimateRef{}}
+	return &Results{at: at, oldest: at, slots: map[kueue.ClusterQueueReference]uint32{}}
 }
 
 // seal computes what Results derives from its parts: the pending count,
@@ -354,17 +344,17 @@ func store(e WorkloadEstimate, stamp *estimateStamp) storedEstimate {
 // back as MethodNone.
 func NewResults(at time.Time, workloads map[workload.Reference]WorkloadEstimate, queues map[kueue.ClusterQueueReference]QueueModel) *Results {
 	r := newResults(at)
-	part := func(cq kueue.ClusterQueueReference) *queueOutput {
+	part := func(cq kueue.ClusterQueueReference) *queueResults {
 		slot, ok := r.slots[cq]
 		if !ok {
 			slot = uint32(len(r.queues))
 			r.slots[cq] = slot
 			r.queues = append(r.queues, newQueueResults(0))
 		}
-		return &queueOutput{q: r.queues[slot], slot: slot, index: r.index}
+		return r.queues[slot]
 	}
 	for cq, m := range queues {
-		q := part(cq).q
+		q := part(cq)
 		q.model, q.hasModel = m, true
 	}
 	stamps := map[estimateStamp]*estimateStamp{}
@@ -389,17 +379,26 @@ func (r *Results) At() time.Time {
 	return r.at
 }
 
-// Workload returns the estimate of a pending workload.
+// WorkloadIn returns the estimate of a pending workload of a ClusterQueue:
+// a lookup in that ClusterQueue's part. The visibility endpoints, which
+// list a ClusterQueue's pending workloads, read estimates through it.
+func (r *Results) WorkloadIn(cq kueue.ClusterQueueReference, key workload.Reference) (WorkloadEstimate, bool) {
+	return r.part(cq).estimate(key)
+}
+
+// Workload returns the estimate of a pending workload of any ClusterQueue.
+// It looks in every ClusterQueue's part, O(ClusterQueues): a reader that
+// knows the workload's ClusterQueue uses WorkloadIn.
 func (r *Results) Workload(key workload.Reference) (WorkloadEstimate, bool) {
 	if r == nil {
 		return WorkloadEstimate{}, false
 	}
-	ref, ok := r.index[key]
-	if !ok {
-		return WorkloadEstimate{}, false
+	for _, q := range r.queues {
+		if est, ok := q.estimate(key); ok {
+			return est, true
+		}
 	}
-	q, i := r.queues[ref.slot()], ref.position()
-	return q.estimates[i].estimate(q.reasons[i]), true
+	return WorkloadEstimate{}, false
 }
 
 // pendingCount is how many pending workloads have an estimate.

@@ -148,8 +148,7 @@ func TestTreeSnapshotsPublishWhatWholeSnapshotsDo(t *testing.T) {
 		}
 		estimates := func(e *Estimator) map[workload.Reference]decided {
 			out := make(map[workload.Reference]decided)
-			for key := range e.Results().index {
-				est, _ := e.Results().Workload(key)
+			for key, est := range allEstimates(e.Results()) {
 				out[key] = decided{est.Admissibility, est.Reason, est.Method, est.HasWait}
 			}
 			return out

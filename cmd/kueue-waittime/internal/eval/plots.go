@@ -37,10 +37,11 @@ var predictorStyles = map[estimator.Predictor]struct {
 	color color.Color
 	shape draw.GlyphDrawer
 }{
-	estimator.PredictorForecast: {"forecast", color.RGBA{B: 220, A: 255}, draw.CircleGlyph{}},
-	estimator.PredictorEMA:      {"EMA baseline", color.RGBA{R: 200, G: 120, A: 255}, draw.CrossGlyph{}},
-	estimator.PredictorPaper:    {"paper Erlang-C (measured)", color.RGBA{R: 200, A: 255}, draw.SquareGlyph{}},
-	estimator.PredictorWhitt:    {"Whitt GI/G/k (measured)", color.RGBA{G: 140, A: 255}, draw.TriangleGlyph{}},
+	estimator.PredictorForecast:             {"forecast", color.RGBA{B: 220, A: 255}, draw.CircleGlyph{}},
+	estimator.PredictorEMA:                  {"EMA baseline", color.RGBA{R: 200, G: 120, A: 255}, draw.CrossGlyph{}},
+	estimator.PredictorPaper:                {"paper Erlang-C (measured)", color.RGBA{R: 200, A: 255}, draw.SquareGlyph{}},
+	estimator.PredictorWhitt:                {"Whitt GI/G/k (measured)", color.RGBA{G: 140, A: 255}, draw.TriangleGlyph{}},
+	estimator.PredictorForecastUncalibrated: {"forecast before calibration", color.RGBA{R: 120, G: 120, B: 220, A: 255}, draw.RingGlyph{}},
 }
 
 // errorPoints are points with asymmetric vertical error bars.
@@ -59,7 +60,7 @@ func (r *Report) levelsPlot(path string) error {
 	for i, pred := range estimator.Predictors {
 		var pts errorPoints
 		// Predictors side by side within a level.
-		offset := (float64(i) - 1.5) * 0.006
+		offset := (float64(i) - float64(len(estimator.Predictors)-1)/2) * 0.006
 		for _, l := range r.Levels {
 			pr, ok := l.Predictors[string(pred)]
 			if !ok {

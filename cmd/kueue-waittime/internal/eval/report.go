@@ -650,8 +650,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // csvHeader are the columns of WriteCSV (read back by readScoredCSV).
+// forecast_s is the published mean, forecast_uncalibrated_s the roll's own.
 var csvHeader = []string{"level", "seed", "queue", "class", "priority_class", "workload", "batch", "method",
-	"waited_s", "actual_s", "forecast_s", "p50_s", "p90_s", "ema_s", "paper_s", "whitt_s"}
+	"waited_s", "actual_s", "forecast_s", "p50_s", "p90_s", "ema_s", "paper_s", "whitt_s", "forecast_uncalibrated_s"}
 
 // WriteCSV writes one row per scored admission.
 func (r *Report) WriteCSV(w io.Writer) error {
@@ -667,7 +668,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		sc := s.Score
 		_ = cw.Write([]string{strconv.FormatFloat(s.Level, 'f', 2, 64), strconv.Itoa(s.Seed), s.Queue, s.Class, s.PriorityClass, s.Workload,
 			strconv.Itoa(s.Batch), string(sc.Method), strconv.FormatFloat(sc.Waited.Seconds(), 'f', 3, 64), strconv.FormatFloat(sc.Actual.Seconds(), 'f', 3, 64),
-			pred(sc.Forecast), pred(sc.P50), pred(sc.P90), pred(sc.EMA), pred(sc.Paper), pred(sc.Whitt)})
+			pred(sc.Forecast), pred(sc.P50), pred(sc.P90), pred(sc.EMA), pred(sc.Paper), pred(sc.Whitt), pred(sc.ForecastUncalibrated)})
 	}
 	cw.Flush()
 	return cw.Error()

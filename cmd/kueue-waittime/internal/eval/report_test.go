@@ -49,6 +49,8 @@ func syntheticReport(t *testing.T) *Report {
 				P90:      estimator.Prediction{Wait: time.Second, OK: true},
 				EMA:      estimator.Prediction{Wait: time.Duration(i) * time.Second, OK: true},
 				Whitt:    estimator.Prediction{Wait: 3 * time.Second, OK: i%2 == 0},
+
+				ForecastUncalibrated: estimator.Prediction{Wait: 3 * time.Second, OK: true},
 			})
 		}
 		replicas = append(replicas, rr)
@@ -122,6 +124,7 @@ func TestWriteDirSummaryReadsBackTheCSV(t *testing.T) {
 	l := r.Levels[0]
 	for _, want := range []string{
 		"| synthetic | 0.80 | 12 | " + l.maeCell(estimator.PredictorForecast) + " | " + l.ratioCell(estimator.PredictorEMA),
+		" | " + l.ratioCell(estimator.PredictorWhitt) + " | " + l.ratioCell(estimator.PredictorForecastUncalibrated) + " | ",
 		"| **all** | | 12 |",
 		coverageCell(l.P90Coverage, l.P90CoverageCI95),
 	} {
@@ -131,6 +134,43 @@ func TestWriteDirSummaryReadsBackTheCSV(t *testing.T) {
 	}
 	if err := WriteDirSummary(t.TempDir()); err == nil {
 		t.Error("an empty directory was summarized")
+	}
+	// The forecast's MAE is half a second against the uncalibrated mean's
+	// one second, on every workload.
+	if r := l.ForecastMAERatio[string(estimator.PredictorForecastUncalibrated)]; r.N != 12 || r.Ratio != 0.5 {
+		t.Errorf("forecast ÷ before calibration: %+v, want 0.5 on 12", r)
+	}
+}
+
+// A CSV written before the uncalibrated mean was recorded (one column
+// fewer) is still summarized, without that ratio.
+func TestWriteDirSummaryReadsCSVsWithoutTheUncalibratedMean(t *testing.T) {
+	r := syntheticReport(t)
+	var full bytes.Buffer
+	if err := r.WriteCSV(&full); err != nil {
+		t.Fatal(err)
+	}
+	var legacy strings.Builder
+	for _, line := range strings.SplitAfter(full.String(), "\n") {
+		if i := strings.LastIndex(line, ","); i >= 0 {
+			line = line[:i] + "\n"
+		}
+		legacy.WriteString(line)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "legacy"+csvSuffix), []byte(legacy.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDirSummary(dir); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.Levels[0]
+	if want := " | " + l.ratioCell(estimator.PredictorWhitt) + " | — | "; !strings.Contains(string(data), want) {
+		t.Errorf("summary lacks %q:\n%s", want, data)
 	}
 }
 

@@ -78,13 +78,14 @@ type Harness struct {
 // replicaP50Difference is |t₁ − t₂| / P50₁ for a workload both estimators
 // published a wait for: tᵢ is the admission time their P50 names
 // (estimatedAt + P50), P50₁ the scheduling replica's remaining wait at its
-// estimate. false when either has no wait, or P50₁ is zero.
-func replicaP50Difference(scheduling, replica *estimator.Results, key workload.Reference) (float64, bool) {
-	a, ok := scheduling.Workload(key)
+// estimate. false when either has no wait, or P50₁ is zero. cq is the
+// workload's ClusterQueue.
+func replicaP50Difference(scheduling, replica *estimator.Results, cq kueue.ClusterQueueReference, key workload.Reference) (float64, bool) {
+	a, ok := scheduling.WorkloadIn(cq, key)
 	if !ok || !a.HasWait || a.P50 <= 0 {
 		return 0, false
 	}
-	b, ok := replica.Workload(key)
+	b, ok := replica.WorkloadIn(cq, key)
 	if !ok || !b.HasWait {
 		return 0, false
 	}
@@ -399,13 +400,14 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			if r.created.IsZero() {
 				continue
 			}
+			cq := kueue.ClusterQueueReference(rr.replica.ClusterQueueName(r.arrival.Queue))
 			if r.label == "" {
-				if est, ok := results.Workload(r.key); ok {
+				if est, ok := results.WorkloadIn(cq, r.key); ok {
 					r.label = string(est.Admissibility)
 				}
 			}
 			if replica != nil && !r.admitted && !r.finished {
-				if d, ok := replicaP50Difference(results, replica, r.key); ok {
+				if d, ok := replicaP50Difference(results, replica, cq, r.key); ok {
 					rr.replicaP50Diffs = append(rr.replicaP50Diffs, d)
 				}
 			}

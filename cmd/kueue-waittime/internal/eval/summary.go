@@ -45,8 +45,8 @@ func writeSummary(w io.Writer, files []string) error {
 	fmt.Fprintln(w, "Written by `kueue-waittime eval --summarize DIR` (run by `make eval`) from the per-workload CSVs beside it.")
 	fmt.Fprintln(w, "Remaining waits after each workload's first estimate; MAE ratios below 1 favour the forecast, with batch-means 95% intervals.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | level | scored | MAE forecast (s) | forecast ÷ EMA | forecast ÷ paper | forecast ÷ Whitt | P50 coverage | P90 coverage |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| scenario | level | scored | MAE forecast (s) | forecast ÷ EMA | forecast ÷ paper | forecast ÷ Whitt | forecast ÷ before calibration | P50 coverage | P90 coverage |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	var pooled []ScoredSample
 	for i, file := range files {
 		samples, err := readScoredCSV(file)
@@ -63,13 +63,13 @@ func writeSummary(w io.Writer, files []string) error {
 		}
 		for _, level := range slices.Sorted(maps.Keys(levels)) {
 			f := figures(levels[level], nil, 0, 0)
-			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
+			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
 				f.maeCell(estimator.PredictorForecast), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
-				f.ratioCell(estimator.PredictorWhitt), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
+				f.ratioCell(estimator.PredictorWhitt), f.ratioCell(estimator.PredictorForecastUncalibrated), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 		}
 	}
 	f := figures(pooled, nil, 0, 0)
-	fmt.Fprintf(w, "| **all** | | %d | | | | | %s | %s |\n", f.Scored,
+	fmt.Fprintf(w, "| **all** | | %d | | | | | | %s | %s |\n", f.Scored,
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 	return nil
 }
@@ -85,7 +85,11 @@ func readScoredCSV(path string) ([]ScoredSample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(rows) == 0 || !slices.Equal(rows[0], csvHeader) {
+	// CSVs written before the mean was calibrated lack the last column:
+	// their forecast_s is the roll's own mean, and no uncalibrated one is
+	// read.
+	legacy := len(rows) > 0 && slices.Equal(rows[0], csvHeader[:len(csvHeader)-1])
+	if len(rows) == 0 || !slices.Equal(rows[0], csvHeader) && !legacy {
 		return nil, fmt.Errorf("%s: not a CSV of scored workloads (header %v)", path, rows[:min(len(rows), 1)])
 	}
 	var out []ScoredSample
@@ -122,6 +126,9 @@ func parseScoredRow(row []string) (ScoredSample, error) {
 	s.Score = estimator.Score{
 		Method: estimator.Method(row[7]), Waited: dur(row[8]), Actual: dur(row[9]),
 		Forecast: pred(row[10]), P50: pred(row[11]), P90: pred(row[12]), EMA: pred(row[13]), Paper: pred(row[14]), Whitt: pred(row[15]),
+	}
+	if len(row) > 16 {
+		s.Score.ForecastUncalibrated = pred(row[16])
 	}
 	return s, errors.Join(errs...)
 }

@@ -113,6 +113,9 @@ var predictorNames = map[string][2]string{
 	"ema":             {"the EMA", "the EMA's"},
 	"paper":           {"the paper formula", "the paper formula's"},
 	"whitt":           {"Whitt's formula", "Whitt's"},
+	// The forecast's own mean before calibration (a manager that records
+	// it): the ratio says what the calibration of the mean does.
+	"forecast-uncalibrated": {"the forecast before calibration", "the uncalibrated forecast's"},
 }
 
 func predictorName(p string, possessive bool) string {

@@ -266,6 +266,15 @@ func TestVerdictLines(t *testing.T) {
 			label: "cq-z", row: Row{Scored: 1, Predictors: preds(pred(1, 0, 0.25, 0.5), pred(1, 0, 1, 1), none(1), none(1)), ForecastMAERatio: ratios(fp(0.25), nil, nil)},
 			want: "cq-z: on 1 workload the forecast's MAE is 250ms, 0.25× the EMA's, the paper formula answered none, Whitt's formula answered none; no P90 scored",
 		},
+		"a manager that records the forecast before calibration": {
+			label: "cq-c", row: func() Row {
+				r := Row{Scored: 1, Predictors: preds(pred(1, 0, 0.25, 0.5), pred(1, 0, 1, 1), none(1), none(1)), ForecastMAERatio: ratios(fp(0.25), nil, nil)}
+				r.Predictors["forecast-uncalibrated"] = pred(1, 0, 0.5, 0.5)
+				r.ForecastMAERatio["forecast-uncalibrated"] = fp(0.5)
+				return r
+			}(),
+			want: "cq-c: on 1 workload the forecast's MAE is 250ms, 0.25× the EMA's, the paper formula answered none, Whitt's formula answered none, 0.50× the uncalibrated forecast's; no P90 scored",
+		},
 		"nothing scored": {
 			label: "cq-y", row: Row{Predictors: preds(none(0), none(0), none(0), none(0))},
 			want: "cq-y: no workload scored",
