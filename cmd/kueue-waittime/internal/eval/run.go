@@ -442,17 +442,25 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 	}
 
 	rr.start = time.Now()
-	for _, a := range plan.Arrivals {
-		due := rr.start.Add(time.Duration(a.Offset * float64(time.Second)))
+	for arrivals := plan.Arrivals; len(arrivals) > 0; {
+		burst := simultaneousArrivals(arrivals)
+		arrivals = arrivals[len(burst):]
+		due := rr.start.Add(time.Duration(burst[0].Offset * float64(time.Second)))
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(time.Until(due)):
 		}
-		wl := spec.BuildWorkload(rep, a)
-		locked(func() { byName[a.Name].created = time.Now() })
-		if err := cl.Create(ctx, wl); err != nil {
-			return nil, fmt.Errorf("creating workload %s: %w", a.Name, err)
+		create := func(a Arrival) error {
+			wl := spec.BuildWorkload(rep, a)
+			locked(func() { byName[a.Name].created = time.Now() })
+			if err := cl.Create(ctx, wl); err != nil {
+				return fmt.Errorf("creating workload %s: %w", a.Name, err)
+			}
+			return nil
+		}
+		if err := createConcurrently(ctx, burst, burstCreators, create); err != nil {
+			return nil, err
 		}
 	}
 	// The last arrival plus five minutes to drain: a replica whose

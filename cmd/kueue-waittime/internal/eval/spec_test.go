@@ -429,6 +429,10 @@ func TestLoadSpecFiles(t *testing.T) {
 		quick bool
 		// cluster: make eval-cluster's, one short level scored whole.
 		cluster bool
+		// bursts: arrivals in bursts of 200, so more workloads (up to
+		// 1,200) than the 150..400 of the other scenarios, for enough
+		// bursts a replica.
+		bursts bool
 	}{
 		"quick.yaml":          {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
 		"smoke.yaml":          {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
@@ -448,11 +452,12 @@ func TestLoadSpecFiles(t *testing.T) {
 			queues: func() []queue {
 				var qs []queue
 				for _, n := range []string{"t01", "t02", "t03", "t04", "t05", "t06", "t07", "t08", "t09", "t10", "t11", "t12"} {
-					qs = append(qs, queue{n, 32, "cpu"})
+					qs = append(qs, queue{n, 512, "memory"})
 				}
 				return qs
 			}(),
-			workloads: 400,
+			workloads: 1200,
+			bursts:    true,
 		},
 	}
 	files, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "test", "eval", "*.yaml"))
@@ -522,8 +527,8 @@ func TestLoadSpecFiles(t *testing.T) {
 			if n := len(s.Levels); n < 2 || n > 3 {
 				t.Errorf("%d levels, want 2 or 3", n)
 			}
-			if s.Workloads < 150 || s.Workloads > 400 {
-				t.Errorf("workloads = %d, want 150..400", s.Workloads)
+			if most := map[bool]int{false: 400, true: 1200}[tc.bursts]; s.Workloads < 150 || s.Workloads > most {
+				t.Errorf("workloads = %d, want 150..%d", s.Workloads, most)
 			}
 			// Each replica's arrivals span at most ~150 s.
 			for _, l := range s.Levels {
