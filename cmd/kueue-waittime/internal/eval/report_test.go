@@ -2,8 +2,10 @@ package eval
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +193,99 @@ func TestSummarizeRefreshes(t *testing.T) {
 				t.Errorf("sentence = %q, want %q", s, tc.sentence)
 			}
 		})
+	}
+}
+
+// coverageSamples makes n scored samples of one ClusterQueue whose first
+// hits50 remaining waits lie within the P50 and first hits90 within the
+// P90, spread over five batches.
+func coverageSamples(queue, priority string, n, hits50, hits90 int) []ScoredSample {
+	var out []ScoredSample
+	for i := range n {
+		actual := 10 * time.Second
+		p50, p90 := 5*time.Second, 5*time.Second
+		if i < hits50 {
+			p50 = 20 * time.Second
+		}
+		if i < hits90 {
+			p90 = 20 * time.Second
+		}
+		out = append(out, ScoredSample{Level: 0.9, Queue: queue, PriorityClass: priority, Batch: i % 5,
+			Workload: fmt.Sprintf("%s-%d", queue, i),
+			Score: estimator.Score{Method: estimator.MethodForecast, Actual: actual,
+				Forecast: estimator.Prediction{Wait: p50, OK: true},
+				P50:      estimator.Prediction{Wait: p50, OK: true}, P90: estimator.Prediction{Wait: p90, OK: true}}})
+	}
+	return out
+}
+
+func TestCoverageSlicesJudgeEveryLevelQueueAndPriorityWithEnoughScores(t *testing.T) {
+	type slice struct {
+		Of       string
+		Scored   int
+		P50, P90 float64
+	}
+	cases := map[string]struct {
+		samples []ScoredSample
+		want    []slice
+	}{
+		"a ClusterQueue with too few scores is judged only within its level": {
+			samples: slices.Concat(
+				coverageSamples("a", "", 60, 30, 54),
+				coverageSamples("b", "", 50, 40, 50),
+				coverageSamples("c", "", 10, 0, 0)),
+			want: []slice{
+				{Of: "all", Scored: 120, P50: 70.0 / 120, P90: 104.0 / 120},
+				{Of: "ClusterQueue a", Scored: 60, P50: 0.5, P90: 0.9},
+				{Of: "ClusterQueue b", Scored: 50, P50: 0.8, P90: 1},
+			},
+		},
+		"one ClusterQueue with two priorities gives the level and each priority": {
+			samples: slices.Concat(
+				coverageSamples("a", "high", 50, 25, 45),
+				coverageSamples("a", "low", 50, 10, 40)),
+			want: []slice{
+				{Of: "all", Scored: 100, P50: 0.35, P90: 0.85},
+				{Of: "priority high", Scored: 50, P50: 0.5, P90: 0.9},
+				{Of: "priority low", Scored: 50, P50: 0.2, P90: 0.8},
+			},
+		},
+		"a level with too few scores gives nothing": {
+			samples: coverageSamples("a", "", 49, 25, 45),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []slice
+			for _, s := range coverageSlices("s", 0.9, tc.samples) {
+				if s.p50 == nil || s.p90 == nil {
+					t.Fatalf("slice %s has no coverage", s.of)
+				}
+				got = append(got, slice{Of: s.of, Scored: s.scored, P50: *s.p50, P90: *s.p90})
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+				t.Errorf("slices (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCoverageTargetsCountAndMarkTheMisses(t *testing.T) {
+	targets := coverageSlices("s", 0.9, slices.Concat(
+		coverageSamples("a", "", 60, 30, 54),
+		coverageSamples("b", "", 50, 40, 50)))
+	var b strings.Builder
+	writeCoverageTargets(&b, targets)
+	out := b.String()
+	for _, want := range []string{
+		"the P90 covers 0.85–0.95 of the remaining waits in 2 of 3, the P50 0.45–0.55 in 1 of 3",
+		"| s | 0.90 | ClusterQueue a | 60 | 0.500 [",
+		"| met | met |",
+		"| s | 0.90 | ClusterQueue b | 50 | 0.800 [",
+		"| **missed** | **missed** |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("coverage targets lack %q:\n%s", want, out)
+		}
 	}
 }

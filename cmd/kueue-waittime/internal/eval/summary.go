@@ -48,6 +48,7 @@ func writeSummary(w io.Writer, files []string) error {
 	fmt.Fprintln(w, "| scenario | level | scored | MAE forecast (s) | forecast ÷ EMA | forecast ÷ paper | forecast ÷ Whitt | P50 coverage | P90 coverage |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	var pooled []ScoredSample
+	var targets []coverageSlice
 	for i, file := range files {
 		samples, err := readScoredCSV(file)
 		if err != nil {
@@ -66,12 +67,112 @@ func writeSummary(w io.Writer, files []string) error {
 			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
 				f.maeCell(estimator.PredictorForecast), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
 				f.ratioCell(estimator.PredictorWhitt), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
+			targets = append(targets, coverageSlices(name, level, levels[level])...)
 		}
 	}
 	f := figures(pooled, nil, 0, 0)
 	fmt.Fprintf(w, "| **all** | | %d | | | | | %s | %s |\n", f.Scored,
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
+	writeCoverageTargets(w, targets)
 	return nil
+}
+
+// The coverage targets of the published quantiles (issue 12): the P50 should
+// cover 0.45–0.55 of the remaining waits and the P90 0.85–0.95, for every
+// level and for every ClusterQueue and priority class of a level, judged
+// where at least minTargetScored workloads were scored.
+const (
+	p50CoverageLow, p50CoverageHigh = 0.45, 0.55
+	p90CoverageLow, p90CoverageHigh = 0.85, 0.95
+	minTargetScored                 = 50
+)
+
+// coverageSlice is one level of a scenario, or one ClusterQueue or priority
+// class of it, with its coverage.
+type coverageSlice struct {
+	scenario string
+	level    float64
+	// of is "all", "ClusterQueue X" or "priority X".
+	of     string
+	scored int
+	// p50 and p90 are nil where no quantile was published.
+	p50, p90     *float64
+	p50CI, p90CI *[2]float64
+}
+
+// coverageSlices is the level's slices with at least minTargetScored
+// scored workloads: the level itself, each ClusterQueue and each priority
+// class (when the scenario names any); a slice that is the whole level
+// (one ClusterQueue, one priority class) is given once.
+func coverageSlices(scenario string, level float64, samples []ScoredSample) []coverageSlice {
+	var out []coverageSlice
+	add := func(of string, ss []ScoredSample) {
+		if len(ss) < minTargetScored {
+			return
+		}
+		f := figures(ss, nil, 0, 0)
+		out = append(out, coverageSlice{scenario: scenario, level: level, of: of, scored: f.Scored,
+			p50: f.P50Coverage, p90: f.P90Coverage, p50CI: f.P50CoverageCI95, p90CI: f.P90CoverageCI95})
+	}
+	add("all", samples)
+	byKey := func(label string, key func(ScoredSample) string) {
+		groups := map[string][]ScoredSample{}
+		for _, s := range samples {
+			if k := key(s); k != "" {
+				groups[k] = append(groups[k], s)
+			}
+		}
+		if len(groups) < 2 {
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(groups)) {
+			add(label+" "+k, groups[k])
+		}
+	}
+	byKey("ClusterQueue", func(s ScoredSample) string { return s.Queue })
+	byKey("priority", func(s ScoredSample) string { return s.PriorityClass })
+	return out
+}
+
+// within says whether a coverage is in [low, high]; none is not.
+func within(v *float64, low, high float64) bool { return v != nil && *v >= low && *v <= high }
+
+// writeCoverageTargets writes the slices judged against the coverage
+// targets, misses first counted, then every slice.
+func writeCoverageTargets(w io.Writer, targets []coverageSlice) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Coverage targets")
+	fmt.Fprintln(w)
+	var p50In, p90In int
+	for _, t := range targets {
+		if within(t.p50, p50CoverageLow, p50CoverageHigh) {
+			p50In++
+		}
+		if within(t.p90, p90CoverageLow, p90CoverageHigh) {
+			p90In++
+		}
+	}
+	fmt.Fprintf(w, "Every level, and every ClusterQueue and priority class of a level, with at least %d scored workloads: "+
+		"the P90 covers %.2f–%.2f of the remaining waits in %d of %d, the P50 %.2f–%.2f in %d of %d "+
+		"(judged on the point estimate, given to three decimals; the intervals are batch-means 95%%).\n",
+		minTargetScored, p90CoverageLow, p90CoverageHigh, p90In, len(targets), p50CoverageLow, p50CoverageHigh, p50In, len(targets))
+	if len(targets) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | level | of | scored | P50 coverage | P90 coverage | P50 target | P90 target |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	verdict := func(v *float64, low, high float64) string {
+		if within(v, low, high) {
+			return "met"
+		}
+		return "**missed**"
+	}
+	for _, t := range targets {
+		fmt.Fprintf(w, "| %s | %.2f | %s | %d | %s | %s | %s | %s |\n", t.scenario, t.level, t.of, t.scored,
+			preciseCoverageCell(t.p50, t.p50CI), preciseCoverageCell(t.p90, t.p90CI),
+			verdict(t.p50, p50CoverageLow, p50CoverageHigh), verdict(t.p90, p90CoverageLow, p90CoverageHigh))
+	}
 }
 
 // readScoredCSV reads a CSV written by WriteCSV back into samples.
@@ -124,4 +225,17 @@ func parseScoredRow(row []string) (ScoredSample, error) {
 		Forecast: pred(row[10]), P50: pred(row[11]), P90: pred(row[12]), EMA: pred(row[13]), Paper: pred(row[14]), Whitt: pred(row[15]),
 	}
 	return s, errors.Join(errs...)
+}
+
+// preciseCoverageCell is coverageCell with the point to three decimals, so
+// that a coverage judged against a target shows on which side it lies.
+func preciseCoverageCell(v *float64, ci *[2]float64) string {
+	if v == nil {
+		return "—"
+	}
+	out := fmt.Sprintf("%.3f", *v)
+	if ci != nil {
+		out += fmt.Sprintf(" [%.2f, %.2f]", max(ci[0], 0), min(ci[1], 1))
+	}
+	return out
 }
