@@ -570,11 +570,14 @@ func (f Figures) ratioCell(base estimator.Predictor) string {
 	return out
 }
 
-func coverageCell(v *float64, ci *[2]float64) string {
+func coverageCell(v *float64, ci *[2]float64) string { return coverageCellOf("%.2f", v, ci) }
+
+// coverageCellOf is a coverage cell with its point in pointFormat.
+func coverageCellOf(pointFormat string, v *float64, ci *[2]float64) string {
 	if v == nil {
 		return "—"
 	}
-	out := fmt.Sprintf("%.2f", *v)
+	out := fmt.Sprintf(pointFormat, *v)
 	if ci != nil {
 		out += fmt.Sprintf(" [%.2f, %.2f]", max(ci[0], 0), min(ci[1], 1))
 	}

@@ -229,13 +229,4 @@ func parseScoredRow(row []string) (ScoredSample, error) {
 
 // preciseCoverageCell is coverageCell with the point to three decimals, so
 // that a coverage judged against a target shows on which side it lies.
-func preciseCoverageCell(v *float64, ci *[2]float64) string {
-	if v == nil {
-		return "—"
-	}
-	out := fmt.Sprintf("%.3f", *v)
-	if ci != nil {
-		out += fmt.Sprintf(" [%.2f, %.2f]", max(ci[0], 0), min(ci[1], 1))
-	}
-	return out
-}
+func preciseCoverageCell(v *float64, ci *[2]float64) string { return coverageCellOf("%.3f", v, ci) }
