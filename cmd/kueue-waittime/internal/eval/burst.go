@@ -1,10 +1,6 @@
 package eval
 
-import (
-	"context"
-
-	"golang.org/x/sync/errgroup"
-)
+import "golang.org/x/sync/errgroup"
 
 // burstCreators is how many workloads of one burst are created at once.
 // Created one after another, a burst of b reaches the API server over b
@@ -27,11 +23,11 @@ func simultaneousArrivals(arrivals []Arrival) []Arrival {
 // createConcurrently calls create for every arrival, at most workers at a
 // time, and returns the first error once all calls have returned. A single
 // arrival is created on the calling goroutine.
-func createConcurrently(ctx context.Context, arrivals []Arrival, workers int, create func(Arrival) error) error {
+func createConcurrently(arrivals []Arrival, workers int, create func(Arrival) error) error {
 	if len(arrivals) == 1 {
 		return create(arrivals[0])
 	}
-	g, _ := errgroup.WithContext(ctx)
+	var g errgroup.Group
 	g.SetLimit(max(1, workers))
 	for _, a := range arrivals {
 		g.Go(func() error { return create(a) })

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -56,7 +55,7 @@ func TestBurstIsCreatedConcurrently(t *testing.T) {
 	all := make(chan struct{})
 	go func() { started.Wait(); close(all) }()
 	var created sync.Map
-	err := createConcurrently(context.Background(), burst, len(burst), func(a Arrival) error {
+	err := createConcurrently(burst, len(burst), func(a Arrival) error {
 		started.Done()
 		select {
 		case <-all:
@@ -79,7 +78,7 @@ func TestBurstIsCreatedConcurrently(t *testing.T) {
 func TestCreateConcurrentlyRespectsItsLimit(t *testing.T) {
 	burst := make([]Arrival, 40)
 	var running, most atomic.Int32
-	err := createConcurrently(context.Background(), burst, 3, func(Arrival) error {
+	err := createConcurrently(burst, 3, func(Arrival) error {
 		n := running.Add(1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
@@ -98,7 +97,7 @@ func TestCreateConcurrentlyRespectsItsLimit(t *testing.T) {
 func TestCreateConcurrentlyReturnsAFailedCreate(t *testing.T) {
 	burst := []Arrival{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	var calls atomic.Int32
-	err := createConcurrently(context.Background(), burst, 2, func(a Arrival) error {
+	err := createConcurrently(burst, 2, func(a Arrival) error {
 		calls.Add(1)
 		if a.Name == "b" {
 			return errors.New("creating workload b: the server refused it")

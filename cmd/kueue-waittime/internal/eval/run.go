@@ -459,7 +459,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			}
 			return nil
 		}
-		if err := createConcurrently(ctx, burst, burstCreators, create); err != nil {
+		if err := createConcurrently(burst, burstCreators, create); err != nil {
 			return nil, err
 		}
 	}
