@@ -142,17 +142,17 @@ func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *Spec) {
 	}
 }
 
-// checkScoreAgreesWithSummary runs the demo's scenario (smaller) with its
-// objects kept, then scores the manager's /metrics with `kueue-waittime
+// checkScoreAgreesWithSummary runs 40 workloads at ρ 0.9 into a
+// ClusterQueue of k_eff 2 with its objects kept, then scores the manager's /metrics with `kueue-waittime
 // score -o json` and compares its row of the demo's ClusterQueue with the
 // harness's summary of the same events: workloads scored, each
 // predictor's answers and MAE, P50 and P90 coverage.
 func checkScoreAgreesWithSummary(ctx context.Context, t *testing.T, k *kueueRun) {
 	sc := &Scenario{
 		Name:         "parity",
-		Quota:        map[string]string{"cpu": "2", "memory": "1Gi"},
+		Quota:        map[string]string{"cpu": "1", "memory": "1Gi"},
 		Demand:       map[string]string{"cpu": "500m", "memory": "64Mi"},
-		Levels:       []float64{0.85},
+		Levels:       []float64{0.9},
 		JobsPerLevel: 40,
 		MeanService:  Duration{time.Second},
 		Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
@@ -177,6 +177,9 @@ func checkScoreAgreesWithSummary(ctx context.Context, t *testing.T, k *kueueRun)
 	// A single replica with a Namespace prefixes its cluster-scoped
 	// objects with it.
 	cqName := Replica{Prefix: h.Namespace}.ClusterQueueName(want.Name)
+	// k_eff 2 at ρ 0.9 scored 18..23 of 40 in four runs; k_eff 4 at ρ
+	// 0.85 scored 9..20, and failed CI with 9.
+	t.Logf("the harness scored %d of %d feasible workloads", want.Scored, level.Feasible)
 	if want.Scored < 10 {
 		t.Fatalf("the harness scored %d workloads, too few to compare", want.Scored)
 	}
