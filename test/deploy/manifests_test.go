@@ -45,6 +45,9 @@ var wantWaitTimeEstimation = map[string]any{
 	"forecastSamples":      float64(96),
 	"horizon":              "168h",
 	"emaSmoothingFactor":   0.3,
+
+	"multiKueueDispatcherTimeout": "10s",
+	"multiKueueDispatcherRound":   "5m",
 }
 
 // patchedReviewerRole is patch 0022's ClusterRole letting batch users create
@@ -124,6 +127,9 @@ func TestManagerConfigurationLoadsInKueue(t *testing.T) {
 		ForecastSamples:      ptr.To[int32](96),
 		Horizon:              &metav1.Duration{Duration: 168 * time.Hour},
 		EMASmoothingFactor:   ptr.To(0.3),
+
+		MultiKueueDispatcherTimeout: &metav1.Duration{Duration: 10 * time.Second},
+		MultiKueueDispatcherRound:   &metav1.Duration{Duration: 5 * time.Minute},
 	}
 
 	// As written: every field explicit, and equal to Kueue's defaults.
