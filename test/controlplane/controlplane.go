@@ -42,6 +42,7 @@ import (
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	kueueconfig "sigs.k8s.io/kueue/pkg/config"
 	"sigs.k8s.io/kueue/pkg/constants"
+	"sigs.k8s.io/kueue/pkg/controller/admissionchecks/multikueue"
 	"sigs.k8s.io/kueue/pkg/controller/core"
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/dra"
@@ -123,9 +124,14 @@ type Kueue struct {
 	// VisibilityPort is where the visibility server listens (0 until
 	// ServeVisibility).
 	VisibilityPort int
-	cancel         context.CancelFunc
-	done           chan error
-	proxy          *countingProxy // the visibility server's, when requests are counted
+	// Dispatches is what the wait-time MultiKueue dispatcher records of its
+	// rounds, served as localqueues/dispatchedworkloads: set on a manager
+	// of WithMultiKueue with that dispatcher and the gate on, as
+	// cmd/kueue/main.go sets it.
+	Dispatches *multikueue.WaitTimeDispatches
+	cancel     context.CancelFunc
+	done       chan error
+	proxy      *countingProxy // the visibility server's, when requests are counted
 }
 
 // Start runs kube-apiserver and etcd, configured as an aggregating front
@@ -335,6 +341,10 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 		}
 	}
 	if ko.multiKueue != nil {
+		if ko.multiKueue.dispatcherName == configapi.MultiKueueDispatcherModeWaitTime && features.Enabled(features.WaitTimeEstimation) {
+			k.Dispatches = multikueue.NewWaitTimeDispatches()
+			ko.multiKueue.setup = append(ko.multiKueue.setup, multikueue.WithWaitTimeDispatches(k.Dispatches))
+		}
 		if err := setupMultiKueue(kctx, mgr, ko.multiKueue); err != nil {
 			return fail(err)
 		}
@@ -510,6 +520,9 @@ func (cp *ControlPlane) serveVisibility(ctx context.Context, k *Kueue, configura
 	opts := []visibility.ServerOption{visibility.WithCertDir(certDir), visibility.WithDelegatedAuthKubeconfig(kubeconfig)}
 	if k.Estimator != nil {
 		opts = append(opts, visibility.WithWaitTimeEstimates(k.Estimator), visibility.WithWaitTimeReviews(k.Estimator))
+	}
+	if k.Dispatches != nil {
+		opts = append(opts, visibility.WithDispatchedWorkloads(k.Dispatches))
 	}
 	serverErr := make(chan error, 1)
 	go func() {

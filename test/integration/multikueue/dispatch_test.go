@@ -123,6 +123,22 @@ func nominations(wlName string, check func(g gomega.Gomega, wl *kueue.Workload))
 	return seen
 }
 
+// dispatched returns the manager's visibility record of the workload wlName
+// in the team's LocalQueue (localqueues/dispatchedworkloads, through the
+// manager's kube-apiserver), or nil when it lists none.
+func dispatched(g gomega.Gomega, wlName string) *visibilityapi.DispatchedWorkload {
+	cs, err := kueueclientset.NewForConfig(manager.Config)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	summary, err := cs.VisibilityV1beta2().LocalQueues(namespace).GetDispatchedWorkloadsSummary(ctx, queue, metav1.GetOptions{})
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	for i := range summary.Items {
+		if summary.Items[i].Name == wlName {
+			return &summary.Items[i]
+		}
+	}
+	return nil
+}
+
 // ask sends a worker the WaitTimeReview of a job of one pod of cpu in the
 // team's LocalQueue.
 func ask(cp *controlplane.ControlPlane, cpu string) (*visibilityapi.WaitTimeReview, error) {
@@ -282,6 +298,11 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 		expectOnly(seen, "fast")
 		gomega.Eventually(func() bool { return sightings.sawOn("fast", wl) }, timeout, interval).Should(gomega.BeTrue())
 		gomega.Expect(sightings.sawOn("slow", wl)).To(gomega.BeFalse(), "the workload was copied to the slow worker")
+
+		ginkgo.By("admitted on a worker, the workload leaves the manager's dispatchedworkloads")
+		gomega.Eventually(func(g gomega.Gomega) {
+			g.Expect(dispatched(g, wl)).To(gomega.BeNil())
+		}, timeout, interval).Should(gomega.Succeed())
 	})
 
 	ginkgo.It("never nominates a worker where the workload is Unfeasible: a 6-CPU job goes to the slow worker, the only one it fits", func() {
@@ -294,6 +315,27 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 		})
 		expectOnly(seen, "slow")
 		gomega.Expect(sightings.sawOn("fast", wl)).To(gomega.BeFalse(), "the workload was copied to the fast worker, where it is Unfeasible")
+
+		ginkgo.By("the manager's visibility API shows the chosen worker and every worker's answer")
+		gomega.Eventually(func(g gomega.Gomega) {
+			d := dispatched(g, wl)
+			g.Expect(d).NotTo(gomega.BeNil())
+			g.Expect(d.NominatedClusterNames).To(gomega.Equal([]string{"slow"}))
+			g.Expect(d.Basis).To(gomega.Equal("ExpectedWait"))
+			g.Expect(d.Workers).To(gomega.HaveLen(2))
+			answers := map[string]visibilityapi.DispatchWorkerAnswer{}
+			for _, a := range d.Workers {
+				answers[a.Name] = a
+			}
+			fastAnswer, slowAnswer := answers["fast"], answers["slow"]
+			g.Expect(fastAnswer.Nominated).To(gomega.BeFalse())
+			g.Expect(fastAnswer.WaitTimeEstimate).NotTo(gomega.BeNil(), "%+v", fastAnswer)
+			g.Expect(fastAnswer.WaitTimeEstimate.Admissibility).To(gomega.Equal(visibilityapi.AdmissibilityUnfeasible))
+			g.Expect(slowAnswer.Nominated).To(gomega.BeTrue())
+			g.Expect(slowAnswer.WaitTimeEstimate).NotTo(gomega.BeNil(), "%+v", slowAnswer)
+			g.Expect(slowAnswer.WaitTimeEstimate.Admissibility).To(gomega.Equal(visibilityapi.AdmissibilityQuotable))
+			g.Expect(slowAnswer.AnsweredAt).NotTo(gomega.BeNil())
+		}, timeout, interval).Should(gomega.Succeed())
 	})
 
 	ginkgo.It("falls back to Incremental's nominations for the workers that do not answer, after those that answer and never to an Unfeasible one", func() {
