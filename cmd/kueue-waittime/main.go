@@ -15,6 +15,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/clustercmd"
+	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/dispatched"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/eval"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/plan"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/predict"
@@ -50,6 +51,7 @@ func newRootCommand() *cobra.Command {
 		score.NewCommand(),
 		clustercmd.NewCommand(),
 		whatif.NewCommand(),
+		dispatched.NewCommand(),
 	)
 	return root
 }
