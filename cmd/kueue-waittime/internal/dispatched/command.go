@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
@@ -58,17 +57,7 @@ type flags struct {
 }
 
 func run(ctx context.Context, f flags, format cli.Format, out io.Writer) error {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	config := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
-	namespace := f.namespace
-	if namespace == "" {
-		var err error
-		if namespace, _, err = config.Namespace(); err != nil {
-			return err
-		}
-	}
-	restConfig, err := config.ClientConfig()
+	restConfig, namespace, err := cli.RESTConfig(f.kubeconfig, f.namespace)
 	if err != nil {
 		return err
 	}

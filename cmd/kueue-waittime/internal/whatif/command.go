@@ -4,6 +4,7 @@
 package whatif
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -140,19 +140,7 @@ func run(ctx context.Context, f flags, format cli.Format, in io.Reader, out, err
 	if q.localQueue == "" {
 		return cli.Usagef("no LocalQueue: give --local-queue or the %s label", constants.QueueLabel)
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	config := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
-	namespace := f.namespace
-	if namespace == "" {
-		namespace = q.namespace
-	}
-	if namespace == "" {
-		if namespace, _, err = config.Namespace(); err != nil {
-			return err
-		}
-	}
-	restConfig, err := config.ClientConfig()
+	restConfig, namespace, err := cli.RESTConfig(f.kubeconfig, cmp.Or(f.namespace, q.namespace))
 	if err != nil {
 		return err
 	}
