@@ -2,7 +2,6 @@ package dispatched
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -67,21 +66,10 @@ func TestRender(t *testing.T) {
 // unknown one is an error naming it. (test/integration/multikueue reads
 // the records of placed workloads through the same API.)
 func TestDispatchedAgainstAManager(t *testing.T) {
-	if os.Getenv("PROJECT_DIR") == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("PROJECT_DIR and KUBEBUILDER_ASSETS must point at the patched Kueue tree and the control-plane binaries (run through make test)")
-	}
 	features.SetFeatureGateDuringTest(t, features.WaitTimeEstimation, true)
 	features.SetFeatureGateDuringTest(t, features.MultiKueue, true)
 	ctx := t.Context()
-	cp, err := controlplane.Start(controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
+	cp := controlplane.StartForTest(t)
 	if _, err := cp.StartKueue(ctx, controlplane.WithMultiKueue(configapi.MultiKueueDispatcherModeWaitTime)); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -207,32 +206,13 @@ func TestReadQuestionRefuses(t *testing.T) {
 	}
 }
 
-// startControlPlane starts a kube-apiserver and etcd with Kueue's CRDs,
-// stopped when t ends.
-func startControlPlane(t *testing.T) *controlplane.ControlPlane {
-	t.Helper()
-	if os.Getenv("PROJECT_DIR") == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("PROJECT_DIR and KUBEBUILDER_ASSETS must point at the patched Kueue tree and the control-plane binaries (run through make test)")
-	}
-	cp, err := controlplane.Start(controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	return cp
-}
-
 // TestWhatIfAgainstKueue runs the command against the patched Kueue on a
 // real kube-apiserver: a Job of the shape of three pending workloads is
 // answered behind them, with a wait no shorter than the last one's.
 func TestWhatIfAgainstKueue(t *testing.T) {
 	features.SetFeatureGateDuringTest(t, features.WaitTimeEstimation, true)
 	ctx := t.Context()
-	cp := startControlPlane(t)
+	cp := controlplane.StartForTest(t)
 	if _, err := cp.StartKueue(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +297,7 @@ spec:
 // class an error and an unreadable default a warning.
 func TestCompleteAsKueue(t *testing.T) {
 	ctx := t.Context()
-	cp := startControlPlane(t)
+	cp := controlplane.StartForTest(t)
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
 		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "urgent"}, Value: 1000},
