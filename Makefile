@@ -103,7 +103,7 @@ test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched and
 test-integration: $(WORKSPACE) envtest ## CLI tests, and the integration suites on envtest with the patched Kueue under the race detector.
 	$(GO_PATCHED) vet ./cmd/... ./test/...
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./cmd/...
-	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./test/controlplane/
+	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./test/controlplane/ ./test/dispatcheval/
 
 .PHONY: test-monitoring
 test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus's parser against the manager's registry; promtool check/test rules.
@@ -168,6 +168,12 @@ eval-dispatch: $(WORKSPACE) envtest ## MultiKueue's AllAtOnce, Incremental and w
 	$(GO_PATCHED) vet ./test/dispatcheval/
 	DISPATCH_EVAL_OUT= $(GO_PATCHED) test -count=1 ./test/dispatcheval/
 	cd test/dispatcheval && DISPATCH_EVAL_OUT=$(DISPATCH_EVAL_OUT) PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -v -timeout 120m -run '^TestDispatchEval$$' .
+
+# What any dispatcher that nominates one worker per Job could gain over
+# AllAtOnce on the same plans, by simulation (test/dispatcheval/headroom.go).
+.PHONY: dispatch-headroom
+dispatch-headroom: $(WORKSPACE) ## The race (AllAtOnce) against a clairvoyant one-worker dispatcher, simulated on 200 plans per scenario, into test/eval/results/dispatch/headroom.md (seconds).
+	DISPATCH_HEADROOM_OUT=$(DISPATCH_EVAL_OUT) $(GO_PATCHED) test -count=1 -run '^TestDispatchHeadroom$$' ./test/dispatcheval/
 
 .PHONY: clean
 clean: ## Remove _output/ (keeps bin/, whose control-plane build takes minutes).
