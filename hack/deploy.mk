@@ -23,6 +23,7 @@ image: $(WORKSPACE) ## Build the manager image without Docker: _output/image/kue
 test-deploy: IMAGE_FLAGS = --verify-reproducible
 
 .PHONY: test-deploy
-test-deploy: manifests image envtest $(WORKSPACE) ## Dry-run the manifests on envtest, diff them with upstream's, check the image (built twice: reproducible).
+test-deploy: manifests image envtest $(WORKSPACE) ## Dry-run the manifests on envtest, diff them with upstream's, check the image (built twice: reproducible), render the Helm chart's RBAC.
 	$(GO_PATCHED) vet ./test/deploy/...
 	$(GO_PATCHED) test -count=1 -timeout 10m ./test/deploy/...
+	cd test/helmchart && GOWORK=off go vet . && KUEUE_DIR=$(KUEUE_DIR) GOWORK=off go test -count=1 .
