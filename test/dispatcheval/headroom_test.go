@@ -17,6 +17,11 @@ func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second
 func TestSimulate(t *testing.T) {
 	one := []Worker{{Name: "a", CPUMilli: 3000}}
 	two := []Worker{{Name: "a", CPUMilli: 2000}, {Name: "b", CPUMilli: 2000}}
+	// Two Jobs, each filling a worker of two.
+	twoWorkerFillers := Plan{Jobs: []Arrival{
+		{Offset: 0, CPUMilli: 2000, Service: sec(10)},
+		{Offset: sec(0.5), CPUMilli: 2000, Service: sec(10)},
+	}}
 	cases := map[string]struct {
 		workers []Worker
 		plan    Plan
@@ -48,28 +53,18 @@ func TestSimulate(t *testing.T) {
 		},
 		"with a removal lag, a copy admitted on the second worker holds it meanwhile": {
 			workers: two,
-			plan: Plan{
-				Jobs: []Arrival{
-					{Offset: 0, CPUMilli: 2000, Service: sec(10)},
-					{Offset: sec(0.5), CPUMilli: 2000, Service: sec(10)},
-				},
-			},
-			policy: simRace,
-			lag:    1,
+			plan:    twoWorkerFillers,
+			policy:  simRace,
+			lag:     1,
 			// The first Job takes both workers until 1 s; the second waits
 			// for the copy on b to be removed.
 			want: simResult{Waits: []float64{0, 0.5}, HeldTwice: 1},
 		},
 		"without a lag no copy is admitted twice": {
 			workers: two,
-			plan: Plan{
-				Jobs: []Arrival{
-					{Offset: 0, CPUMilli: 2000, Service: sec(10)},
-					{Offset: sec(0.5), CPUMilli: 2000, Service: sec(10)},
-				},
-			},
-			policy: simRace,
-			want:   simResult{Waits: []float64{0, 0}},
+			plan:    twoWorkerFillers,
+			policy:  simRace,
+			want:    simResult{Waits: []float64{0, 0}},
 		},
 		"the clairvoyant dispatcher sees the queue ahead of a Job on each worker": {
 			workers: two,
