@@ -590,6 +590,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 		e.opts.log.V(4).Info("Wait time estimator could not take a snapshot", "err", err)
 		return
 	}
+	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
 	next, outputs := nextResults(start, prev, places, recompute)
 	ledger := &ledgerWriter{e: e}
 	for name, out := range outputs {
@@ -689,7 +690,7 @@ func placesOf(cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapsho
 // out, and marked changed for the next one; one added between them waits
 // for the next refresh, which its event brings.
 func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev *Results, changed map[kueue.ClusterQueueReference]struct{}, all bool) (
-	map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, map[kueue.ClusterQueueReference]queuePlace, map[kueue.ClusterQueueReference]bool, error) {
+	map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, map[kueue.ClusterQueueReference]queuePlace, map[kueue.ClusterQueueReference]recomputeCause, error) {
 	trees, partial := e.snapshots.(treeSnapshotSource)
 	if !partial {
 		snap, err := e.snapshots.Snapshot(ctx)
@@ -731,6 +732,19 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	return cqs, places, recompute, nil
 }
 
+// recomputeCause is why a refresh recomputes a ClusterQueue.
+type recomputeCause uint8
+
+const (
+	// ownInputs: something of its own changed (an event, its generation
+	// or cohort tree, the maximum staleness, an overdue P50), it has no
+	// published results, or every ClusterQueue is recomputed.
+	ownInputs recomputeCause = iota + 1
+	// cohortInputs: only another ClusterQueue of its cohort tree changed,
+	// which may or may not change what it can borrow or has lent.
+	cohortInputs
+)
+
 // recomputeSet says which ClusterQueues of places (the active ones) a
 // refresh at now recomputes: all of them when all is set; otherwise those
 // without published results, those an event changed (changed), those whose
@@ -739,13 +753,15 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 // and those with an overdue P50 (the rules of needsRefresh, per
 // ClusterQueue) — and, since what a ClusterQueue can borrow depends on the
 // usage of every ClusterQueue of its cohort tree, every ClusterQueue of a
-// tree one of these is or was in, or one that disappeared was in.
+// tree one of these is or was in, or one that disappeared was in. Each is
+// mapped to why: ownInputs for the rules above, cohortInputs for a member
+// only its tree brings in (keepUnchangedCohortMembers may leave it out).
 func recomputeSet(now time.Time, places map[kueue.ClusterQueueReference]queuePlace, prev *Results,
-	changed map[kueue.ClusterQueueReference]struct{}, all bool, maxStaleness time.Duration) map[kueue.ClusterQueueReference]bool {
-	out := make(map[kueue.ClusterQueueReference]bool, len(places))
+	changed map[kueue.ClusterQueueReference]struct{}, all bool, maxStaleness time.Duration) map[kueue.ClusterQueueReference]recomputeCause {
+	out := make(map[kueue.ClusterQueueReference]recomputeCause, len(places))
 	if all {
 		for name := range places {
-			out[name] = true
+			out[name] = ownInputs
 		}
 		return out
 	}
@@ -755,7 +771,7 @@ func recomputeSet(now time.Time, places map[kueue.ClusterQueueReference]queuePla
 		_, evented := changed[name]
 		if q == nil || evented || q.generation != place.generation || q.root != place.root ||
 			now.Sub(q.model.At) >= maxStaleness || (!q.firstDue.IsZero() && !now.Before(q.firstDue)) {
-			out[name] = true
+			out[name] = ownInputs
 			if place.root != "" {
 				dirtyRoots[place.root] = true
 			}
@@ -773,13 +789,13 @@ func recomputeSet(now time.Time, places map[kueue.ClusterQueueReference]queuePla
 	}
 	if len(dirtyRoots) > 0 {
 		for name, place := range places {
-			if out[name] {
+			if _, ok := out[name]; ok {
 				continue
 			}
 			if dirtyRoots[place.root] {
-				out[name] = true
+				out[name] = cohortInputs
 			} else if q := prev.part(name); q != nil && dirtyRoots[q.root] {
-				out[name] = true
+				out[name] = cohortInputs
 			}
 		}
 	}
@@ -801,7 +817,7 @@ func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
 // active) are dropped. Nothing in it is proportional to the pending
 // workloads of the parts it reuses.
 func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueReference]queuePlace,
-	recompute map[kueue.ClusterQueueReference]bool) (*Results, map[kueue.ClusterQueueReference]*queueResults) {
+	recompute map[kueue.ClusterQueueReference]recomputeCause) (*Results, map[kueue.ClusterQueueReference]*queueResults) {
 	next := &Results{at: at}
 	kept := prev != nil && len(prev.slots) == len(places)
 	if kept {
@@ -841,12 +857,12 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 			// A placeholder until the part is built below; a slot freed
 			// by a dropped ClusterQueue is taken over here.
 			next.queues[free] = &queueResults{}
-			recompute[name] = true
+			recompute[name] = ownInputs
 		}
 	}
 	outputs := make(map[kueue.ClusterQueueReference]*queueResults, len(recompute))
 	for name, place := range places {
-		if !recompute[name] {
+		if _, ok := recompute[name]; !ok {
 			continue
 		}
 		slot := next.slots[name]
@@ -867,11 +883,12 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 // the first estimate of each workload.
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, ledger *ledgerWriter) {
 	defer e.recoverPanic("refreshQueue")
-	capModel := ClusterQueueCapacity(cqs)
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
 	in := e.queueInputs(cqs, len(pending))
 	view := in.view
+	cohort := cohortViewOf(cqs, in.spec, now)
+	capModel := cohort.capacity
 	queue := engine.Queue{
 		Capacity:           capModel,
 		Running:            make([]engine.Running, 0, len(cqs.Workloads)),
@@ -901,16 +918,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
 	}
 	queue.Classes = classes.shapes
-	// A ClusterQueue that reclaims its lent quota by preemption
-	// (reclaimWithinCohort) gets it back within about one reaction of the
-	// scheduler, and the roll takes it as free; one that does not waits
-	// for the borrowers' workloads to end. Modelling the reclaim's delay
-	// in the same way measured no better (see the README's Results).
-	if reclaims := in.spec.reclaimWithinCohort; reclaims == "" || reclaims == kueue.PreemptionPolicyNever {
-		if lent := lentQuota(cqs); len(lent) > 0 {
-			queue.Lent, queue.LentHolders = lent, lentHolders(cqs, lent, now)
-		}
-	}
+	queue.Lent, queue.LentHolders = cohort.lent, cohort.holders
 
 	rolled, err := e.engine.Roll(queue, in.seed)
 	if err != nil {
@@ -942,6 +950,9 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	out.model, out.hasModel = model, true
 	out.whatIf = rolled.Scene
+	if cqs.HasParent() {
+		out.cohort = cohort
+	}
 
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)

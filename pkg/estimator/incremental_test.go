@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -102,22 +103,23 @@ func TestRecomputeSet(t *testing.T) {
 		changed []kueue.ClusterQueueReference
 		all     bool
 		edit    func(map[kueue.ClusterQueueReference]*queueResults)
-		want    []kueue.ClusterQueueReference
+		want    map[kueue.ClusterQueueReference]recomputeCause
 	}{
 		"nothing changed":                         {},
-		"an event in a ClusterQueue of no cohort": {changed: []kueue.ClusterQueueReference{"c"}, want: []kueue.ClusterQueueReference{"c"}},
+		"an event in a ClusterQueue of no cohort": {changed: []kueue.ClusterQueueReference{"c"}, want: map[kueue.ClusterQueueReference]recomputeCause{"c": ownInputs}},
 		"an event in a cohort member recomputes the cohort": {
-			changed: []kueue.ClusterQueueReference{"a"}, want: []kueue.ClusterQueueReference{"a", "b"},
+			changed: []kueue.ClusterQueueReference{"a"}, want: map[kueue.ClusterQueueReference]recomputeCause{"a": ownInputs, "b": cohortInputs},
 		},
-		"everything":                      {all: true, want: []kueue.ClusterQueueReference{"a", "b", "c", "d"}},
+		"everything": {all: true, want: map[kueue.ClusterQueueReference]recomputeCause{
+			"a": ownInputs, "b": ownInputs, "c": ownInputs, "d": ownInputs}},
 		"an event in a ClusterQueue gone": {changed: []kueue.ClusterQueueReference{"gone"}},
 		"a quiet ClusterQueue at the maximum staleness": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].model.At = now.Add(-staleness) },
-			want: []kueue.ClusterQueueReference{"c"},
+			want: map[kueue.ClusterQueueReference]recomputeCause{"c": ownInputs},
 		},
 		"a quiet cohort member at the maximum staleness": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["b"].model.At = now.Add(-staleness) },
-			want: []kueue.ClusterQueueReference{"a", "b"},
+			want: map[kueue.ClusterQueueReference]recomputeCause{"a": cohortInputs, "b": ownInputs},
 		},
 		"a quiet ClusterQueue just under the maximum staleness": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) {
@@ -126,28 +128,28 @@ func TestRecomputeSet(t *testing.T) {
 		},
 		"a quiet ClusterQueue whose first P50 is overdue": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].firstDue = now },
-			want: []kueue.ClusterQueueReference{"d"},
+			want: map[kueue.ClusterQueueReference]recomputeCause{"d": ownInputs},
 		},
 		"a quiet ClusterQueue whose first P50 is still to come": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].firstDue = now.Add(time.Millisecond) },
 		},
 		"a ClusterQueue whose AllocatableResourceGeneration moved": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].generation-- },
-			want: []kueue.ClusterQueueReference{"d"},
+			want: map[kueue.ClusterQueueReference]recomputeCause{"d": ownInputs},
 		},
 		"a ClusterQueue that left the cohort recomputes it": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].root = "team" },
-			want: []kueue.ClusterQueueReference{"a", "b", "c"},
+			want: map[kueue.ClusterQueueReference]recomputeCause{"a": cohortInputs, "b": cohortInputs, "c": ownInputs},
 		},
 		"a ClusterQueue with no results yet": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { delete(p, "d") },
-			want: []kueue.ClusterQueueReference{"d"},
+			want: map[kueue.ClusterQueueReference]recomputeCause{"d": ownInputs},
 		},
 		"a cohort member that disappeared recomputes its cohort": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) {
 				p["gone"] = &queueResults{model: QueueModel{ClusterQueue: "gone", At: t0}, hasModel: true, root: "team"}
 			},
-			want: []kueue.ClusterQueueReference{"a", "b"},
+			want: map[kueue.ClusterQueueReference]recomputeCause{"a": cohortInputs, "b": cohortInputs},
 		},
 	}
 	for name, tc := range cases {
@@ -157,14 +159,7 @@ func TestRecomputeSet(t *testing.T) {
 				changed[cq] = struct{}{}
 			}
 			got := recomputeSet(now, placesOf(cqs), publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
-			var names []kueue.ClusterQueueReference
-			for cq, ok := range got {
-				if ok {
-					names = append(names, cq)
-				}
-			}
-			slices.Sort(names)
-			if diff := cmp.Diff(tc.want, names); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("recomputed ClusterQueues (-want +got):\n%s", diff)
 			}
 		})
@@ -411,4 +406,72 @@ func allEstimates(r *Results) map[workload.Reference]WorkloadEstimate {
 		}
 	}
 	return out
+}
+
+// borrowingCohortObjects are ClusterQueues a (3 CPUs) and b (2 CPUs) of
+// cohort "team", each with a running workload of 2 CPUs and a pending one
+// of 1 CPU; b's borrowing limit is bLimit ("" for none).
+func borrowingCohortObjects(bLimit string) envObjects {
+	objs := envObjects{flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()}}
+	for _, q := range []struct{ name, cpu, limit string }{{"a", "3", ""}, {"b", "2", bLimit}} {
+		cq := utiltestingapi.MakeClusterQueue(q.name).Cohort("team").ResourceGroup(
+			*utiltestingapi.MakeFlavorQuotas("default").
+				Resource(corev1.ResourceCPU, q.cpu, q.limit).
+				Resource(corev1.ResourceMemory, "1Gi", q.limit).Obj()).Obj()
+		objs.cqs = append(objs.cqs, cq)
+		objs.lqs = append(objs.lqs, utiltestingapi.MakeLocalQueue(q.name, "ns").ClusterQueue(q.name).Obj())
+		run := runningWorkload("run-"+q.name, q.name, "2", t0.Add(-time.Minute))
+		run.Spec.QueueName = kueue.LocalQueueName(q.name)
+		objs.running = append(objs.running, run)
+		objs.pending = append(objs.pending, queuedWorkload("wait-"+q.name, q.name, t0.Add(-10*time.Second)))
+	}
+	return objs
+}
+
+func TestCohortMemberIsRecomputedOnlyWhenWhatItCanBorrowOrHasLentChanges(t *testing.T) {
+	cases := map[string]struct {
+		bLimit string
+		// keptB: b's published part survives a's admission.
+		keptB bool
+	}{
+		// a admits within its own quota: b, which may not borrow and
+		// lends nothing, sees the same capacity.
+		"a sibling that cannot borrow is kept": {bLimit: "0", keptB: true},
+		// a's admission takes the quota b could have borrowed.
+		"a sibling that could borrow the admitted quota is recomputed": {keptB: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := borrowingCohortObjects(tc.bLimit)
+			env := newTestEnv(t, objs)
+			e := env.estimator(t, WithPriorMeanService(time.Minute))
+			e.markWarmed()
+			e.Refresh(env.ctx)
+			before := e.Results()
+
+			env.clock.Step(time.Second)
+			e.ObserveAdmission(admitHead(env, "a", objs.pending[0]), env.clock.Now())
+			e.refresh(env.ctx, false)
+			after := e.Results()
+			want := map[kueue.ClusterQueueReference]bool{"a": false, "b": tc.keptB}
+			if diff := cmp.Diff(want, samePart(before, after)); diff != "" {
+				t.Errorf("after an admission in a, the same parts (-want +got):\n%s", diff)
+			}
+			if _, ok := after.Workload(workload.Key(objs.pending[1])); !ok {
+				t.Errorf("b's pending workload has no estimate")
+			}
+
+			// A refresh of everything finds b's view as kept.
+			if tc.keptB {
+				snap, err := env.cache.Snapshot(env.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				now := env.clock.Now()
+				if got := cohortViewOf(snap.ClusterQueues()["b"], queueSpec{}, now); !got.sameAs(after.part("b").cohort, now, after.part("b").model.At) {
+					t.Errorf("b's cohort view now %+v, kept %+v", got, after.part("b").cohort)
+				}
+			}
+		})
+	}
 }

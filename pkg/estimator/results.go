@@ -169,6 +169,9 @@ type queueResults struct {
 	// whatIf is the state the forecasts were rolled from, kept for what-if
 	// forecasts (see Estimator.WhatIf); nil for parts NewResults builds.
 	whatIf *engine.Scene
+	// cohort is what the roll took from the ClusterQueue's cohort tree
+	// (zero without a cohort), for keepUnchangedCohortMembers.
+	cohort cohortView
 }
 
 // newQueueResults returns an empty part for about n pending workloads.
