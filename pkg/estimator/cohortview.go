@@ -89,16 +89,22 @@ func (e *Estimator) keepUnchangedCohortMembers(now time.Time, cqs map[kueue.Clus
 	if len(candidates) == 0 {
 		return
 	}
-	specs := make([]queueSpec, len(candidates))
-	e.mu.Lock()
-	for i, name := range candidates {
-		specs[i] = e.specs[name]
-	}
-	e.mu.Unlock()
+	specs := e.specsOf(candidates)
 	for i, name := range candidates {
 		part := prev.part(name)
 		if cohortViewOf(cqs[name], specs[i], now).sameAs(part.cohort, now, part.model.At) {
 			delete(recompute, name)
 		}
 	}
+}
+
+// specsOf returns the specs of the named ClusterQueues, in order.
+func (e *Estimator) specsOf(names []kueue.ClusterQueueReference) []queueSpec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	specs := make([]queueSpec, len(names))
+	for i, name := range names {
+		specs[i] = e.specs[name]
+	}
+	return specs
 }
