@@ -50,7 +50,7 @@ const holderAdmissionTolerance = time.Millisecond
 // same inputs to a roll: equal capacity models and lent quota, and the same
 // holders in the same order (usage, limit and priority equal, admitted at
 // the same instant). A view without a capacity model (never taken) is the
-// same as none.
+// same as no other.
 func (v cohortView) sameAs(w cohortView, vAt, wAt time.Time) bool {
 	if v.capacity == nil || w.capacity == nil || !reflect.DeepEqual(v.capacity, w.capacity) ||
 		!reflect.DeepEqual(v.lent, w.lent) || len(v.holders) != len(w.holders) {
@@ -82,7 +82,7 @@ func (e *Estimator) keepUnchangedCohortMembers(now time.Time, cqs map[kueue.Clus
 	prev *Results, recompute map[kueue.ClusterQueueReference]recomputeCause) {
 	var candidates []kueue.ClusterQueueReference
 	for name, cause := range recompute {
-		if cause == cohortInputs && prev.part(name) != nil && prev.part(name).cohort.capacity != nil && cqs[name] != nil {
+		if part := prev.part(name); cause == cohortInputs && part != nil && part.cohort.capacity != nil && cqs[name] != nil {
 			candidates = append(candidates, name)
 		}
 	}
