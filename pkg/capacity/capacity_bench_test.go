@@ -89,6 +89,12 @@ func BenchmarkClassify(b *testing.B) {
 				_ = Classify(q, w)
 			}
 		})
+		b.Run(name+"/verdict", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Verdict(q, w)
+			}
+		})
 	}
 }
 

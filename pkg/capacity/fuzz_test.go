@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzCapacity drives Validate, Classify, KEff and KEffMix with arbitrary
@@ -34,6 +36,11 @@ func FuzzCapacity(f *testing.F) {
 		}
 
 		c := Classify(q, w)
+		withoutAssignments := c
+		withoutAssignments.Assignments = nil
+		if diff := cmp.Diff(withoutAssignments, Verdict(q, w), sameErrorMessage); diff != "" {
+			t.Fatalf("Verdict differs from Classify without its assignments (-Classify +Verdict):\n%s", diff)
+		}
 		switch c.Admissibility {
 		case Invalid:
 			if capErr == nil && wlErr == nil || c.Err == nil {

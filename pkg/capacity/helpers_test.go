@@ -1,5 +1,7 @@
 package capacity
 
+import "github.com/google/go-cmp/cmp"
+
 // Test helpers: units and compact constructors.
 
 const (
@@ -166,3 +168,13 @@ func bruteForceQuotable(q *ClusterQueue, w Workload) bool {
 	}
 	return true
 }
+
+// sameErrorMessage makes cmp.Diff take two errors as equal when both are
+// nil or both say the same: Classify and Verdict wrap the same sentinel in
+// errors of their own.
+var sameErrorMessage = cmp.Comparer(func(a, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Error() == b.Error()
+})

@@ -166,7 +166,17 @@ var searchBudget = 100_000
 // Cost: one pass over the requests plus, per touched group, O(pod sets ×
 // flavors × resources); one allocation (the assignments) when Quotable with
 // up to 64 pod-set × resource slots.
-func Classify(cq *ClusterQueue, w Workload) Classification {
+func Classify(cq *ClusterQueue, w Workload) Classification { return classify(cq, w, true) }
+
+// Verdict is Classify without the Assignments: the same Admissibility,
+// Reason, Failures, Unproven and Err, and no allocation at all when Quotable
+// with up to 64 pod-set × resource slots. It is for callers that only label
+// the workload, such as the scheduler's hook, which does so for every head
+// it could not admit in every cycle.
+func Verdict(cq *ClusterQueue, w Workload) Classification { return classify(cq, w, false) }
+
+// classify is Classify, with the assignments built only when assign is set.
+func classify(cq *ClusterQueue, w Workload, assign bool) Classification {
 	if !cq.valid() {
 		err := cq.Validate()
 		return Classification{Admissibility: Invalid, Reason: err.Error(), Err: err}
@@ -257,6 +267,9 @@ func Classify(cq *ClusterQueue, w Workload) Classification {
 	out.Admissibility = Quotable
 	if out.Unproven {
 		out.Reason = "the flavor assignment search for several pod sets ran out of budget; assumed Quotable"
+	}
+	if !assign {
+		return out
 	}
 	n := 0
 	for _, f := range chosen {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestClassify(t *testing.T) {
@@ -351,5 +353,55 @@ func TestAdmissibilityString(t *testing.T) {
 		if got := a.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", int(a), got, want)
 		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	q := cq(
+		group(res("cpu", "memory"), flavor("small", nominal(cores(4)), nominal(8*gi)), flavor("large", nominal(cores(16)), nominal(64*gi))),
+		group(res("nvidia.com/gpu"), flavor("a100", nominal(4))))
+	cases := map[string]struct {
+		w    Workload
+		want Admissibility
+	}{
+		"quotable on the first flavor": {
+			w:    one(map[string]int64{"cpu": cores(2), "memory": 4 * gi}),
+			want: Quotable,
+		},
+		"quotable with two pod sets over both groups": {
+			w: workload(
+				podSet("driver", 1, map[string]int64{"cpu": cores(2), "memory": 4 * gi}),
+				podSet("workers", 2, map[string]int64{"cpu": cores(4), "memory": 16 * gi, "nvidia.com/gpu": 2})),
+			want: Quotable,
+		},
+		"unfeasible on the gpus": {
+			w:    one(map[string]int64{"cpu": cores(1), "nvidia.com/gpu": 5}),
+			want: Unfeasible,
+		},
+		"invalid with a negative count": {
+			w:    workload(podSet("main", -1, map[string]int64{"cpu": cores(1)})),
+			want: Invalid,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Verdict(q, tc.w)
+			if got.Admissibility != tc.want {
+				t.Fatalf("Verdict = %v, want %v (reason %q)", got.Admissibility, tc.want, got.Reason)
+			}
+			if got.Assignments != nil {
+				t.Errorf("Verdict returned assignments %v", got.Assignments)
+			}
+			full := Classify(q, tc.w)
+			full.Assignments = nil
+			if diff := cmp.Diff(full, got, sameErrorMessage); diff != "" {
+				t.Errorf("Verdict differs from Classify without its assignments (-Classify +Verdict):\n%s", diff)
+			}
+			if tc.want == Quotable {
+				if allocs := testing.AllocsPerRun(100, func() { _ = Verdict(q, tc.w) }); allocs != 0 {
+					t.Errorf("Verdict of a Quotable workload allocated %v times per call, want 0", allocs)
+				}
+			}
+		})
 	}
 }

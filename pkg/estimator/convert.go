@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,24 +33,45 @@ import (
 // state-conditioned stand-in for E[B] of paper §3.5, and Borrowable when
 // either is Unlimited. On the snapshot of an idle cohort it is Borrowable.
 func ClusterQueueCapacity(cqs *schdcache.ClusterQueueSnapshot) *capacity.ClusterQueue {
-	out := &capacity.ClusterQueue{Name: string(cqs.Name), ResourceGroups: make([]capacity.ResourceGroup, 0, len(cqs.ResourceGroups))}
-	for _, rg := range cqs.ResourceGroups {
-		names := make([]string, 0, rg.CoveredResources.Len())
+	out := &capacity.ClusterQueue{}
+	capacityInto(out, cqs)
+	return out
+}
+
+// capacityInto writes ClusterQueueCapacity(cqs) into out, reusing the
+// slices out already has (its groups, their resources and flavors, and the
+// flavors' quotas): converting into the same out again allocates only where
+// cqs has more of something than out ever held.
+func capacityInto(out *capacity.ClusterQueue, cqs *schdcache.ClusterQueueSnapshot) {
+	out.Name = string(cqs.Name)
+	out.ResourceGroups = resized(out.ResourceGroups, len(cqs.ResourceGroups))
+	for gi, rg := range cqs.ResourceGroups {
+		g := &out.ResourceGroups[gi]
+		g.Resources = g.Resources[:0]
 		for r := range rg.CoveredResources {
-			names = append(names, string(r))
+			g.Resources = append(g.Resources, string(r))
 		}
-		slices.Sort(names)
-		g := capacity.ResourceGroup{Resources: names, Flavors: make([]capacity.FlavorQuotas, 0, len(rg.Flavors))}
-		for _, f := range rg.Flavors {
-			fq := capacity.FlavorQuotas{Name: string(f), Quotas: make([]capacity.Quota, len(names))}
-			for i, r := range names {
+		slices.Sort(g.Resources)
+		g.Flavors = resized(g.Flavors, len(rg.Flavors))
+		for fi, f := range rg.Flavors {
+			fq := &g.Flavors[fi]
+			fq.Name = string(f)
+			fq.Quotas = resized(fq.Quotas, len(g.Resources))
+			for i, r := range g.Resources {
 				fq.Quotas[i] = quotaOf(cqs, resources.FlavorResource{Flavor: f, Resource: corev1.ResourceName(r)})
 			}
-			g.Flavors = append(g.Flavors, fq)
 		}
-		out.ResourceGroups = append(out.ResourceGroups, g)
 	}
-	return out
+}
+
+// resized returns s with length n, keeping its elements up to n (and the
+// slices they hold, for reuse): s itself when its capacity allows, else s
+// grown with zero elements.
+func resized[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return append(s[:cap(s)], make([]T, n-cap(s))...)
 }
 
 // quotaOf is the capacity model of one flavor-resource of a snapshot (see
@@ -85,22 +107,63 @@ func beyondNominal(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResou
 // PodSetResources hold the pod set's total requests; the model takes
 // per-pod requests and the count.
 func workloadDemand(info *workload.Info) capacity.Workload {
-	w := capacity.Workload{PodSets: make([]capacity.PodSet, 0, len(info.TotalRequests))}
-	for _, ps := range info.TotalRequests {
-		count := int64(ps.Count)
-		perPod := make(map[string]int64)
-		if ps.Requests != nil {
-			ps.Requests.ForEach(func(name corev1.ResourceName, v int64) {
-				if count > 0 {
-					v /= count
-				}
-				perPod[string(name)] = v
-			})
-		}
-		w.PodSets = append(w.PodSets, capacity.PodSet{Name: string(ps.Name), Count: count, Requests: perPod})
-	}
+	var w capacity.Workload
+	workloadDemandInto(&w, info, newPerPodAdder())
 	return w
 }
+
+// workloadDemandInto writes workloadDemand(info) into w, reusing its pod
+// sets and their request maps (cleared first), with add filling each map:
+// converting into the same w again allocates only where info has more pod
+// sets or requests than w ever held.
+func workloadDemandInto(w *capacity.Workload, info *workload.Info, add *perPodAdder) {
+	w.PodSets = resized(w.PodSets, len(info.TotalRequests))
+	for i, ps := range info.TotalRequests {
+		out := &w.PodSets[i]
+		out.Name, out.Count = string(ps.Name), int64(ps.Count)
+		if out.Requests == nil {
+			out.Requests = make(map[string]int64)
+		}
+		clear(out.Requests)
+		if ps.Requests != nil {
+			add.into, add.count = out.Requests, out.Count
+			ps.Requests.ForEach(add.fn)
+			add.into = nil
+		}
+	}
+}
+
+// perPodAdder stores a pod set's requests, divided by its count when that
+// is positive, into a map. Its fn is bound once, so that passing it to
+// Requests.ForEach does not allocate a closure per pod set.
+type perPodAdder struct {
+	into  map[string]int64
+	count int64
+	fn    func(corev1.ResourceName, int64)
+}
+
+func newPerPodAdder() *perPodAdder {
+	a := &perPodAdder{}
+	a.fn = func(name corev1.ResourceName, v int64) {
+		if a.count > 0 {
+			v /= a.count
+		}
+		a.into[string(name)] = v
+	}
+	return a
+}
+
+// classifyScratch is what Estimator.Classify converts a snapshot and a
+// workload into, kept in classifyScratches between calls: the scheduler
+// classifies every head it could not admit in every cycle, and converting
+// into fresh values allocated about ten objects a head.
+type classifyScratch struct {
+	capacity capacity.ClusterQueue
+	demand   capacity.Workload
+	add      *perPodAdder
+}
+
+var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{add: newPerPodAdder()} }}
 
 // runningUsage is the quota an admitted workload holds, per flavor-resource.
 func runningUsage(info *workload.Info) capacity.Quantities {

@@ -8,6 +8,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
@@ -81,5 +82,65 @@ func TestClusterQueueCapacity(t *testing.T) {
 				t.Errorf("k_eff = %d by %s, want 4 by %s", k.Servers, k.Resource, tc.tieBottleneck)
 			}
 		})
+	}
+}
+
+// TestConversionsIntoReusedValuesEqualFreshOnes converts ClusterQueues and
+// workloads of different shapes one after another into the same values,
+// as Classify does through its scratch, and checks that each result equals
+// a fresh conversion: nothing of a larger earlier shape (a second group or
+// flavor, a pod set, a request) is left behind.
+func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
+	wide := utiltestingapi.MakeClusterQueue("wide").ResourceGroup(
+		*utiltestingapi.MakeFlavorQuotas("spot").Resource(corev1.ResourceCPU, "8").Resource(corev1.ResourceMemory, "32Gi").Obj(),
+		*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj(),
+	).ResourceGroup(
+		*utiltestingapi.MakeFlavorQuotas("gpu").Resource("nvidia.com/gpu", "4").Obj(),
+	).Obj()
+	narrow := utiltestingapi.MakeClusterQueue("narrow").ResourceGroup(
+		*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Obj(),
+	).Obj()
+	env := newTestEnv(t, envObjects{
+		flavors: []*kueue.ResourceFlavor{
+			utiltestingapi.MakeResourceFlavor("default").Obj(),
+			utiltestingapi.MakeResourceFlavor("spot").Obj(),
+			utiltestingapi.MakeResourceFlavor("gpu").Obj(),
+		},
+		cqs: []*kueue.ClusterQueue{wide, narrow},
+	})
+	snap, err := env.cache.Snapshot(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	training := workload.NewInfo(utiltestingapi.MakeWorkload("training", "default").PodSets(
+		*utiltestingapi.MakePodSet("driver", 1).Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, "2Gi").Obj(),
+		*utiltestingapi.MakePodSet("workers", 4).Request(corev1.ResourceCPU, "2").Request("nvidia.com/gpu", "1").Obj(),
+	).Obj())
+	small := workload.NewInfo(utiltestingapi.MakeWorkload("small", "default").Request(corev1.ResourceCPU, "500m").Obj())
+	idle := workload.NewInfo(utiltestingapi.MakeWorkload("idle", "default").PodSets(
+		*utiltestingapi.MakePodSet("main", 0).Request(corev1.ResourceCPU, "1").Obj(),
+	).Obj())
+
+	var reusedCapacity capacity.ClusterQueue
+	for i, name := range []kueue.ClusterQueueReference{"wide", "narrow", "wide", "narrow"} {
+		cqs := snap.ClusterQueue(name)
+		capacityInto(&reusedCapacity, cqs)
+		if diff := cmp.Diff(ClusterQueueCapacity(cqs), &reusedCapacity); diff != "" {
+			t.Errorf("conversion %d (%s) into a reused ClusterQueue (-fresh,+reused):\n%s", i, name, diff)
+		}
+	}
+	var reusedDemand capacity.Workload
+	add := newPerPodAdder()
+	for i, info := range []*workload.Info{training, small, training, idle, small} {
+		workloadDemandInto(&reusedDemand, info, add)
+		if diff := cmp.Diff(workloadDemand(info), reusedDemand); diff != "" {
+			t.Errorf("conversion %d (%s) into a reused Workload (-fresh,+reused):\n%s", i, info.Obj.Name, diff)
+		}
+	}
+	if got, want := len(reusedDemand.PodSets), 1; got != want {
+		t.Fatalf("the last conversion left %d pod sets, want %d", got, want)
+	}
+	if diff := cmp.Diff(map[string]int64{"cpu": 500}, reusedDemand.PodSets[0].Requests); diff != "" {
+		t.Errorf("the last conversion's requests (-want,+got):\n%s", diff)
 	}
 }

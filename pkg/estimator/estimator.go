@@ -246,7 +246,11 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 		return adm, ""
 	}
 	defer e.recoverPanic("Classify")
-	c := capacity.Classify(ClusterQueueCapacity(cqs), workloadDemand(info))
+	scratch := classifyScratches.Get().(*classifyScratch)
+	defer classifyScratches.Put(scratch)
+	capacityInto(&scratch.capacity, cqs)
+	workloadDemandInto(&scratch.demand, info, scratch.add)
+	c := capacity.Verdict(&scratch.capacity, scratch.demand)
 	if c.Admissibility == capacity.Unfeasible {
 		return Unfeasible, c.Reason
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,6 +250,56 @@ func TestClassifyWithCohortBorrowing(t *testing.T) {
 				t.Errorf("Classify = (%s, %q), want (%s, %q)", adm, reason, tc.want, tc.wantReason)
 			}
 		})
+	}
+}
+
+// TestClassifyFromManyGoroutinesAgrees classifies a Quotable and an
+// Unfeasible workload against ClusterQueues of different shapes from eight
+// goroutines at once, as the scheduler and the visibility server may, and
+// checks every verdict: the scratch values Classify converts into are never
+// shared between two calls (go test -race checks the rest).
+func TestClassifyFromManyGoroutinesAgrees(t *testing.T) {
+	wide := utiltestingapi.MakeClusterQueue("wide").ResourceGroup(
+		*utiltestingapi.MakeFlavorQuotas("spot").Resource(corev1.ResourceCPU, "8").Resource(corev1.ResourceMemory, "32Gi").Obj(),
+		*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "4").Resource(corev1.ResourceMemory, "16Gi").Obj(),
+	).Obj()
+	narrow := utiltestingapi.MakeClusterQueue("narrow").ResourceGroup(
+		*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Obj(),
+	).Obj()
+	env := newTestEnv(t, envObjects{
+		flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj(), utiltestingapi.MakeResourceFlavor("spot").Obj()},
+		cqs:     []*kueue.ClusterQueue{wide, narrow},
+	})
+	snap, err := env.cache.Snapshot(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env.estimator(t)
+	cases := []struct {
+		cq   kueue.ClusterQueueReference
+		info *workload.Info
+		want Admissibility
+	}{
+		{"wide", workload.NewInfo(utiltestingapi.MakeWorkload("six", "ns").Request(corev1.ResourceCPU, "6").Request(corev1.ResourceMemory, "1Gi").Obj()), Quotable},
+		{"narrow", workload.NewInfo(utiltestingapi.MakeWorkload("six", "ns").Request(corev1.ResourceCPU, "6").Obj()), Unfeasible},
+		{"wide", workload.NewInfo(utiltestingapi.MakeWorkload("huge", "ns").Request(corev1.ResourceCPU, "9").Obj()), Unfeasible},
+		{"narrow", workload.NewInfo(utiltestingapi.MakeWorkload("one", "ns").Request(corev1.ResourceCPU, "1").Obj()), Quotable},
+	}
+	var wrong atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 400 {
+				c := cases[(g+i)%len(cases)]
+				if adm, _ := e.Classify(c.info, snap.ClusterQueue(c.cq)); adm != c.want {
+					wrong.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := wrong.Load(); n > 0 {
+		t.Errorf("%d of 3200 concurrent verdicts were wrong", n)
 	}
 }
 
