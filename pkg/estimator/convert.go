@@ -108,13 +108,14 @@ func beyondNominal(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResou
 // per-pod requests and the count.
 func workloadDemand(info *workload.Info) capacity.Workload {
 	var w capacity.Workload
-	workloadDemandInto(&w, info, newPerPodAdder())
+	workloadDemandInto(&w, info, nil)
 	return w
 }
 
 // workloadDemandInto writes workloadDemand(info) into w, reusing its pod
-// sets and their request maps (cleared first), with add filling each map:
-// converting into the same w again allocates only where info has more pod
+// sets and their request maps (cleared first), with add filling each map
+// (a closure of its own per pod set when add is nil): converting into the
+// same w again with the same add allocates only where info has more pod
 // sets or requests than w ever held.
 func workloadDemandInto(w *capacity.Workload, info *workload.Info, add *perPodAdder) {
 	w.PodSets = resized(w.PodSets, len(info.TotalRequests))
@@ -125,7 +126,11 @@ func workloadDemandInto(w *capacity.Workload, info *workload.Info, add *perPodAd
 			out.Requests = make(map[string]int64)
 		}
 		clear(out.Requests)
-		if ps.Requests != nil {
+		switch {
+		case ps.Requests == nil:
+		case add == nil:
+			ps.Requests.ForEach(func(name corev1.ResourceName, v int64) { out.Requests[string(name)] = perPod(v, out.Count) })
+		default:
 			add.into, add.count = out.Requests, out.Count
 			ps.Requests.ForEach(add.fn)
 			add.into = nil
@@ -144,12 +149,7 @@ type perPodAdder struct {
 
 func newPerPodAdder() *perPodAdder {
 	a := &perPodAdder{}
-	a.fn = func(name corev1.ResourceName, v int64) {
-		if a.count > 0 {
-			v /= a.count
-		}
-		a.into[string(name)] = v
-	}
+	a.fn = func(name corev1.ResourceName, v int64) { a.into[string(name)] = perPod(v, a.count) }
 	return a
 }
 
@@ -165,11 +165,20 @@ type classifyScratch struct {
 
 var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{add: newPerPodAdder()} }}
 
-// runningUsage is the quota an admitted workload holds, per flavor-resource.
+// runningUsage is the quota an admitted workload holds, per flavor-resource:
+// what Kueue's Info.FlavorResourceUsage sums (each pod set's total request
+// of a resource, under the flavor assigned to it), summed into the model's
+// map directly rather than through Kueue's map first, since a refresh takes
+// it of every running workload.
 func runningUsage(info *workload.Info) capacity.Quantities {
 	out := make(capacity.Quantities)
-	for fr, v := range info.FlavorResourceUsage() {
-		out[capacity.FlavorResource{Flavor: string(fr.Flavor), Resource: string(fr.Resource)}] += v.Int64()
+	for _, ps := range info.TotalRequests {
+		if ps.Requests == nil {
+			continue
+		}
+		ps.Requests.ForEach(func(r corev1.ResourceName, v int64) {
+			out[capacity.FlavorResource{Flavor: string(ps.Flavors[r]), Resource: string(r)}] += v
+		})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -142,5 +143,69 @@ func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int64{"cpu": 500}, reusedDemand.PodSets[0].Requests); diff != "" {
 		t.Errorf("the last conversion's requests (-want,+got):\n%s", diff)
+	}
+}
+
+// TestRunningUsageSumsWhatKueueSums checks runningUsage against Kueue's own
+// Info.FlavorResourceUsage, converted, on admitted workloads whose pod sets
+// share a flavor or use different flavors, and one whose admission assigns
+// only one of the resources it requests (Kueue counts what was admitted).
+func TestRunningUsageSumsWhatKueueSums(t *testing.T) {
+	reservedAt := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		wl   *kueue.Workload
+		want capacity.Quantities
+	}{
+		"two pod sets on one flavor add up": {
+			wl: utiltestingapi.MakeWorkload("w", "ns").PodSets(
+				*utiltestingapi.MakePodSet("driver", 1).Request(corev1.ResourceCPU, "1").Obj(),
+				*utiltestingapi.MakePodSet("workers", 3).Request(corev1.ResourceCPU, "2").Request(corev1.ResourceMemory, "1Gi").Obj(),
+			).ReserveQuotaAt(utiltestingapi.MakeAdmission("cq").PodSets(
+				utiltestingapi.MakePodSetAssignment("driver").Assignment(corev1.ResourceCPU, "default", "1").Obj(),
+				utiltestingapi.MakePodSetAssignment("workers").Count(3).Assignment(corev1.ResourceCPU, "default", "6").Assignment(corev1.ResourceMemory, "default", "3Gi").Obj(),
+			).Obj(), reservedAt).Obj(),
+			want: capacity.Quantities{
+				{Flavor: "default", Resource: "cpu"}:    7000,
+				{Flavor: "default", Resource: "memory"}: 3 << 30,
+			},
+		},
+		"pod sets on different flavors": {
+			wl: utiltestingapi.MakeWorkload("w", "ns").PodSets(
+				*utiltestingapi.MakePodSet("a", 2).Request(corev1.ResourceCPU, "1").Obj(),
+				*utiltestingapi.MakePodSet("b", 1).Request(corev1.ResourceCPU, "4").Obj(),
+			).ReserveQuotaAt(utiltestingapi.MakeAdmission("cq").PodSets(
+				utiltestingapi.MakePodSetAssignment("a").Count(2).Assignment(corev1.ResourceCPU, "spot", "2").Obj(),
+				utiltestingapi.MakePodSetAssignment("b").Assignment(corev1.ResourceCPU, "default", "4").Obj(),
+			).Obj(), reservedAt).Obj(),
+			want: capacity.Quantities{
+				{Flavor: "spot", Resource: "cpu"}:    2000,
+				{Flavor: "default", Resource: "cpu"}: 4000,
+			},
+		},
+		"a requested resource the admission does not assign is not held": {
+			wl: utiltestingapi.MakeWorkload("w", "ns").Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, "2Gi").
+				ReserveQuotaAt(utiltestingapi.MakeAdmission("cq").PodSets(
+					utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).Assignment(corev1.ResourceCPU, "default", "1").Obj(),
+				).Obj(), reservedAt).Obj(),
+			want: capacity.Quantities{
+				{Flavor: "default", Resource: "cpu"}: 1000,
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			info := workload.NewInfo(tc.wl)
+			got := runningUsage(info)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("runningUsage (-want,+got):\n%s", diff)
+			}
+			kueueSum := capacity.Quantities{}
+			for fr, v := range info.FlavorResourceUsage() {
+				kueueSum[capacity.FlavorResource{Flavor: string(fr.Flavor), Resource: string(fr.Resource)}] += v.Int64()
+			}
+			if diff := cmp.Diff(kueueSum, got); diff != "" {
+				t.Errorf("runningUsage differs from Kueue's FlavorResourceUsage (-Kueue,+runningUsage):\n%s", diff)
+			}
+		})
 	}
 }
