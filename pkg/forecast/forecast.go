@@ -493,6 +493,7 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	}
 
 	ro := newRoller(s, q, f, r)
+	defer ro.returnTimes()
 	ro.run()
 	ro.summarize(out)
 	ro.extrapolate(out, beyond)

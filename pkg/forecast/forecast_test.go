@@ -718,6 +718,33 @@ func TestSameSeedSameForecast(t *testing.T) {
 	}
 }
 
+// TestRecycledTimesDoNotCarryOver forecasts queues of different sizes and
+// replica counts one after another, so that each roll may take the times
+// buffer an earlier, larger or smaller, roll gave back, and checks every
+// forecast against the same forecast made first (with the same seed).
+func TestRecycledTimesDoNotCarryOver(t *testing.T) {
+	type run struct {
+		f *Forecaster
+		q Queue
+	}
+	runs := map[string]run{
+		"4 servers, 60 pending, 64 replicas":  {mustNew(t, WithSamples(64), WithHorizonCount(20)), busyQueue(t, 4, 60, 20)},
+		"2 servers, 5 pending, 96 replicas":   {mustNew(t, WithSamples(96), WithHorizonCount(64)), busyQueue(t, 2, 5, 3)},
+		"8 servers, 200 pending, 16 replicas": {mustNew(t, WithSamples(16), WithHorizonCount(200)), busyQueue(t, 8, 200, 50)},
+	}
+	first := make(map[string][]Estimate, len(runs))
+	for name, r := range runs {
+		first[name] = mustForecast(t, r.f, r.q, 11)
+	}
+	for round := range 3 {
+		for name, r := range runs {
+			if diff := cmp.Diff(first[name], mustForecast(t, r.f, r.q, 11)); diff != "" {
+				t.Errorf("round %d, %s: forecast differs from its first (-first,+again):\n%s", round, name, diff)
+			}
+		}
+	}
+}
+
 // TestPropertiesIdenticalDemands: for random queues of one demand shape the
 // expected wait is non-decreasing in queue position, and every estimate is
 // finite, non-negative, within the horizon, with P50 ≤ P90.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // z90 is the 0.9 quantile of the standard normal distribution.
@@ -60,6 +61,9 @@ type roller struct {
 
 	// times[j*samples+rep] is entry j's admission time in replica rep.
 	times []float64
+	// timesBuf holds times, lo and hi, taken from timeBuffers (see
+	// returnTimes).
+	timesBuf *[]float64
 	// hi[rep] is the time by which all entries are admitted in replica rep,
 	// lo[rep] the time by which the admitted work (in any order) reaches
 	// loWork, the work of the first h0 entries in queue order. Measuring lo
@@ -104,12 +108,12 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		arrQ:        make([][]float64, len(s.arrivals)),
 		arrHead:     make([]int, len(s.arrivals)),
 		nextArr:     make([]float64, len(s.arrivals)),
-		times:       make([]float64, m*f.samples),
-		lo:          make([]float64, f.samples),
-		hi:          make([]float64, f.samples),
+		timesBuf:    takeTimes((m + 2) * f.samples),
 		h0:          m / 2,
 		loWork:      workOf(s.entries[:m/2]),
 	}
+	buf := *ro.timesBuf
+	ro.times, ro.lo, ro.hi = buf[:m*f.samples], buf[m*f.samples:(m+1)*f.samples], buf[(m+1)*f.samples:]
 	nvec := 0
 	if s.dims > 0 {
 		nvec = len(s.vecs) / s.dims
@@ -142,6 +146,30 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		ro.lateN = make([]int, len(s.shapes))
 	}
 	return ro
+}
+
+// timeBuffers recycles the rollers' admission times between forecasts: a
+// refresh rolls its ClusterQueues one after another, and the times, 8 B
+// per entry and replica, were the roll's largest allocation.
+var timeBuffers = sync.Pool{New: func() any { return new([]float64) }}
+
+// takeTimes returns a zeroed buffer of n times from timeBuffers.
+func takeTimes(n int) *[]float64 {
+	p := timeBuffers.Get().(*[]float64)
+	if cap(*p) < n {
+		*p = make([]float64, n)
+	}
+	*p = (*p)[:n]
+	clear(*p)
+	return p
+}
+
+// returnTimes gives the roller's times back to timeBuffers; the roller
+// must not be used after it.
+func (ro *roller) returnTimes() {
+	ro.times, ro.lo, ro.hi = nil, nil, nil
+	timeBuffers.Put(ro.timesBuf)
+	ro.timesBuf = nil
 }
 
 // priorityService is the service law of one priority.
