@@ -339,26 +339,64 @@ func (t *classTable) classify(i int) *demandClass {
 }
 
 // mix is the a-priori model's demand mix: every class some workload counts
-// in, weighted by that count, ordered by its printed shape (fmt.Sprint of
-// its pod sets, printed once per class), the order the model has always
-// summed its classes in.
+// in, weighted by that count, ordered by its shape (compareShapes), so that
+// the model sums its classes in the same order whatever the order the
+// workloads were found in.
 func (t *classTable) mix() []capacity.Class {
-	type keyed struct {
-		key   string
-		class capacity.Class
-	}
-	var classes []keyed
+	var out []capacity.Class
 	for i, c := range t.classes {
 		if c.count > 0 {
-			classes = append(classes, keyed{key: fmt.Sprint(t.shapes[i].PodSets), class: capacity.Class{Rate: c.count, Workload: t.shapes[i]}})
+			out = append(out, capacity.Class{Rate: c.count, Workload: t.shapes[i]})
 		}
 	}
-	slices.SortFunc(classes, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
-	out := make([]capacity.Class, len(classes))
-	for i, k := range classes {
-		out[i] = k.class
-	}
+	slices.SortFunc(out, func(a, b capacity.Class) int { return compareShapes(a.Workload, b.Workload) })
 	return out
+}
+
+// compareShapes orders demand shapes pod set by pod set — by name, then
+// count, then requests in resource-name order (name, then amount) — and a
+// shape that is a prefix of the other first. It returns 0 only for equal
+// shapes (a request of 0 differs from none).
+func compareShapes(a, b capacity.Workload) int {
+	for i := range min(len(a.PodSets), len(b.PodSets)) {
+		pa, pb := &a.PodSets[i], &b.PodSets[i]
+		if c := cmp.Compare(pa.Name, pb.Name); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(pa.Count, pb.Count); c != 0 {
+			return c
+		}
+		if c := compareRequests(pa.Requests, pb.Requests); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a.PodSets), len(b.PodSets))
+}
+
+// compareRequests orders two request maps by their entries in
+// resource-name order (name, then amount), a map whose entries are a prefix
+// of the other's first. Up to 8 resources it allocates nothing.
+func compareRequests(a, b map[string]int64) int {
+	var bufA, bufB [8]string
+	ka, kb := sortedResources(bufA[:0], a), sortedResources(bufB[:0], b)
+	for i := range min(len(ka), len(kb)) {
+		if c := cmp.Compare(ka[i], kb[i]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a[ka[i]], b[kb[i]]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(ka), len(kb))
+}
+
+// sortedResources appends the keys of m to buf, sorted.
+func sortedResources(buf []string, m map[string]int64) []string {
+	for r := range m {
+		buf = append(buf, r)
+	}
+	slices.Sort(buf)
+	return buf
 }
 
 // demandOptions lists the flavor assignments the roll may try for a
