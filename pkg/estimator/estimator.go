@@ -889,7 +889,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 
-	in := e.queueInputs(cqs, len(pending))
+	in := e.queueInputs(cqs)
 	view := in.view
 	cohort := cohortViewOf(cqs, in.spec, now)
 	capModel := cohort.capacity
@@ -926,9 +926,11 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 
 	rolled, err := e.engine.Roll(queue, in.seed)
 	if err != nil {
+		e.setQuotablePending(cqs.Name, len(pending))
 		e.opts.log.V(4).Info("Cannot roll the ClusterQueue", "clusterQueue", cqs.Name, "err", err)
 		return
 	}
+	e.setQuotablePending(cqs.Name, len(pending)-rolled.UnfeasibleWorkloads)
 	if rolled.ModelErr != nil {
 		e.opts.log.V(4).Info("Cannot compute all of the queue model", "clusterQueue", cqs.Name, "err", rolled.ModelErr)
 	}
@@ -975,6 +977,15 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 }
 
+// setQuotablePending records how many Quotable workloads a refresh found
+// pending in a ClusterQueue (see queueStats.quotablePending); with no roll
+// to tell, all of them count.
+func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.statsFor(cq).quotablePending = n
+}
+
 // queueInputs is what a refresh of one ClusterQueue reads from the
 // estimator's guarded state, copied under the lock.
 type queueInputs struct {
@@ -987,7 +998,7 @@ type queueInputs struct {
 	seed [2]uint64
 }
 
-func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int) queueInputs {
+func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot) queueInputs {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	in := queueInputs{admitted: make(map[workload.Reference]time.Time, len(cqs.Workloads))}
@@ -997,7 +1008,6 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot, pending int
 		}
 	}
 	s := e.statsFor(cqs.Name)
-	s.pending = pending
 	in.view = s.view()
 	meanService := e.opts.priorMeanService.Seconds()
 	if in.view.HasService {

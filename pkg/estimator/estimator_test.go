@@ -927,6 +927,50 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	}
 }
 
+// TestCompletionMeasuresLatencyOnlyWithQuotableWorkloadsPending: a
+// completion starts an admission-latency measurement only when the last
+// refresh found a Quotable workload pending. With only an Unfeasible one
+// pending (it never takes the freed quota), the next admission, of a
+// workload that arrived later, is no latency sample.
+func TestCompletionMeasuresLatencyOnlyWithQuotableWorkloadsPending(t *testing.T) {
+	cases := map[string]struct {
+		pending []string // names of paperObjects' pending workloads to keep
+		want    []float64
+	}{
+		"a Quotable workload pending": {pending: []string{"p0", "huge"}, want: []float64{2}},
+		"only an Unfeasible workload": {pending: []string{"huge"}},
+		"nothing pending":             {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := paperObjects()
+			objs.pending = slices.DeleteFunc(objs.pending, func(wl *kueue.Workload) bool { return !slices.Contains(tc.pending, wl.Name) })
+			env := newTestEnv(t, objs)
+			e := env.estimator(t)
+			if err := e.WarmStart(env.ctx, utiltesting.NewClientBuilder().Build()); err != nil {
+				t.Fatal(err)
+			}
+			e.Refresh(env.ctx)
+
+			running := objs.running[0]
+			done := running.DeepCopy()
+			done.Status.Conditions = append(done.Status.Conditions, metav1.Condition{
+				Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(env.clock.Now()),
+			})
+			e.WorkloadEventHandler().OnUpdate(running, done)
+			env.clock.Step(2 * time.Second)
+			e.ObserveAdmission(runningWorkload("later", "cq", "500m", env.clock.Now()), env.clock.Now())
+
+			e.mu.Lock()
+			v := e.perQueue["cq"].view()
+			e.mu.Unlock()
+			if diff := cmp.Diff(tc.want, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("latency sample in seconds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestAdmissionLatencySampleIsKept: the admission latencies measured after
 // completions reach the roll as a sample, with their mean as the fixed
 // latency.

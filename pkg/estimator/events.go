@@ -244,7 +244,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			if s.preemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
 				s.preemptedAt = now
 			}
-		} else if s.pending > 0 && s.freedAt.IsZero() {
+		} else if s.quotablePending > 0 && s.freedAt.IsZero() {
 			s.freedAt = now
 		}
 	}})

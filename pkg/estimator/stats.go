@@ -42,7 +42,12 @@ type queueStats struct {
 	// watch event. The eviction that starts a preemption is such a write
 	// too, and preemptionDelay, measured from its sighting, misses it.
 	writeLag *stats.EMA
-	pending  int
+	// quotablePending is how many Quotable workloads the last refresh found
+	// pending: a completion starts an admission-latency measurement only
+	// when one of them could take the quota it frees. An Unfeasible
+	// workload never takes it, and counting one made the next admission,
+	// whenever a workload arrived, a latency sample.
+	quotablePending int
 	// p50Hits and p90Hits are the decayed realized coverage of the
 	// ledger's first P50 and P90; cal50 and cal90 calibrate them.
 	p50Hits, p90Hits *stats.DecayedMean
