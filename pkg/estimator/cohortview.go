@@ -3,6 +3,7 @@ package estimator
 import (
 	"math"
 	"reflect"
+	"slices"
 	"time"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -14,29 +15,40 @@ import (
 
 // cohortView is what a ClusterQueue's roll takes from the rest of its
 // cohort tree: its capacity model (nominal quota, what it could borrow at
-// most and at this instant) and, unless it reclaims by preemption, the quota
-// it has lent and the running workloads whose ends return it. Everything
-// else a roll reads is the ClusterQueue's own and changes only with its own
-// events, spec or generation.
+// most and at this instant), the quota it has lent and the running
+// workloads whose ends return it, and whether it takes that quota back by
+// preemption. Everything else a roll reads is the ClusterQueue's own and
+// changes only with its own events, spec or generation.
 type cohortView struct {
 	capacity *capacity.ClusterQueue
 	lent     capacity.Quantities
 	holders  []forecast.Running
+	// sources says, holder by holder, where each runs.
+	sources []holderSource
+	// reclaim is the ClusterQueue's reclaimWithinCohort, "" when it does
+	// not reclaim (Never).
+	reclaim kueue.PreemptionPolicy
+}
+
+// holderSource is the ClusterQueue of a holder of lent quota, and whether
+// it was already evicted when the view was taken (a reclaim under way).
+type holderSource struct {
+	clusterQueue kueue.ClusterQueueReference
+	evicted      bool
 }
 
 // cohortViewOf is the cohort view of a snapshot's ClusterQueue with spec at
-// now. A ClusterQueue that reclaims its lent quota by preemption
-// (reclaimWithinCohort) gets it back within about one reaction of the
-// scheduler, and the roll takes it as free: it has no lent quota or
-// holders. One that does not waits for the borrowers' workloads to end.
-// (Modelling the reclaim's delay in the same way measured no better; see
-// the README's Results.)
+// now. One that does not reclaim waits for the borrowers' workloads to
+// end; one that reclaims (reclaimWithinCohort) gets its quota back sooner,
+// by preemption, which reclaimedHolders models on the view's holders.
 func cohortViewOf(cqs *schdcache.ClusterQueueSnapshot, spec queueSpec, now time.Time) cohortView {
 	v := cohortView{capacity: ClusterQueueCapacity(cqs)}
-	if reclaims := spec.reclaimWithinCohort; reclaims == "" || reclaims == kueue.PreemptionPolicyNever {
-		if lent := lentQuota(cqs); len(lent) > 0 {
-			v.lent, v.holders = lent, lentHolders(cqs, lent, now)
-		}
+	if reclaims := spec.reclaimWithinCohort; reclaims != kueue.PreemptionPolicyNever {
+		v.reclaim = reclaims
+	}
+	if lent := lentQuota(cqs); len(lent) > 0 {
+		v.lent = lent
+		v.holders, v.sources = lentHolders(cqs, lent, now)
 	}
 	return v
 }
@@ -53,7 +65,8 @@ const holderAdmissionTolerance = time.Millisecond
 // same as no other.
 func (v cohortView) sameAs(w cohortView, vAt, wAt time.Time) bool {
 	if v.capacity == nil || w.capacity == nil || !reflect.DeepEqual(v.capacity, w.capacity) ||
-		!reflect.DeepEqual(v.lent, w.lent) || len(v.holders) != len(w.holders) {
+		!reflect.DeepEqual(v.lent, w.lent) || len(v.holders) != len(w.holders) ||
+		v.reclaim != w.reclaim || !slices.Equal(v.sources, w.sources) {
 		return false
 	}
 	for i := range v.holders {

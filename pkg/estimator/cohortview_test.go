@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
@@ -55,6 +57,18 @@ func TestCohortViewSameAs(t *testing.T) {
 		"a holder more": {
 			v:   cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(65), holder(1)}},
 			w:   cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(60)}},
+			vAt: t1, wAt: t0,
+		},
+		"the holder is being evicted now": {
+			v: cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(65)},
+				sources: []holderSource{{clusterQueue: "a", evicted: true}}},
+			w: cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(60)},
+				sources: []holderSource{{clusterQueue: "a"}}},
+			vAt: t1, wAt: t0,
+		},
+		"the lender reclaims now": {
+			v: cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(65)}, reclaim: kueue.PreemptionPolicyAny},
+			w: cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(60)}},
 			vAt: t1, wAt: t0,
 		},
 	}

@@ -84,6 +84,11 @@ type Estimator struct {
 	// workloads.
 	pending    map[workload.Reference]trackedWorkload
 	admittedAt map[workload.Reference]eventTime
+	// evictedAt is when a workload evicted by preemption was seen evicted,
+	// until its quota's release is seen (it measures the release delay of
+	// its ClusterQueue), it finishes or it is deleted: bounded by the
+	// workloads being evicted.
+	evictedAt map[workload.Reference]eventTime
 	// changed holds the ClusterQueues an event changed since the last
 	// refresh took them (see recomputeSet); changedAll says every one did.
 	changed    map[kueue.ClusterQueueReference]struct{}
@@ -159,6 +164,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		cycleBusy:  cycleBusy,
 		pending:    make(map[workload.Reference]trackedWorkload),
 		admittedAt: make(map[workload.Reference]eventTime),
+		evictedAt:  make(map[workload.Reference]eventTime),
 		changed:    make(map[kueue.ClusterQueueReference]struct{}),
 		changedAll: true,
 		unlisted:   make(map[workload.Reference]unlistedArrival),
@@ -923,6 +929,13 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	queue.Classes = classes.shapes
 	queue.Lent, queue.LentHolders = cohort.lent, cohort.holders
+	if cohort.reclaim != "" && len(cohort.holders) > 0 {
+		top := int32(math.MinInt32)
+		for _, p := range queue.Pending {
+			top = max(top, p.Priority)
+		}
+		queue.LentHolders = reclaimedHolders(cohort, top, e.reclaimDelaysOf(cqs.Name, cohort.sources))
+	}
 
 	rolled, err := e.engine.Roll(queue, in.seed)
 	if err != nil {
@@ -996,6 +1009,31 @@ type queueInputs struct {
 	// seed seeds the roll's random numbers, and the what-if forecasts' on
 	// this refresh's state (see engine.Scene).
 	seed [2]uint64
+}
+
+// reclaimDelaysOf returns what a reclaim by lender takes from the holders
+// of its lent quota (see reclaimDelays).
+func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) reclaimDelays {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var d reclaimDelays
+	s := e.statsFor(lender)
+	d.decision, _ = s.admissionLatency.Mean()
+	d.writeLag, _ = s.writeLag.Value()
+	for _, src := range sources {
+		if _, done := d.release[src.clusterQueue]; done {
+			continue
+		}
+		if hs, ok := e.perQueue[src.clusterQueue]; ok {
+			if r, ok := hs.releaseDelay.Value(); ok {
+				if d.release == nil {
+					d.release = make(map[kueue.ClusterQueueReference]float64)
+				}
+				d.release[src.clusterQueue] = r
+			}
+		}
+	}
+	return d
 }
 
 func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot) queueInputs {

@@ -867,6 +867,68 @@ func TestReclaimDoesNotMeasureAPreemptionDelay(t *testing.T) {
 	}
 }
 
+// TestReleaseDelayIsMeasuredFromEvictionToRelease: how long a workload
+// evicted by preemption holds its quota is measured in its ClusterQueue
+// from the eviction's sighting to the release's; evicted and released in
+// one update it is 0, and an eviction that is no preemption measures
+// nothing.
+func TestReleaseDelayIsMeasuredFromEvictionToRelease(t *testing.T) {
+	evicted := func(wl *kueue.Workload, reason string, at time.Time) *kueue.Workload {
+		out := wl.DeepCopy()
+		out.Status.Conditions = append(out.Status.Conditions, metav1.Condition{
+			Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: metav1.NewTime(at),
+		})
+		if reason == kueue.WorkloadEvictedByPreemption {
+			out.Status.Conditions = append(out.Status.Conditions, metav1.Condition{
+				Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: kueue.InCohortReclamationReason, LastTransitionTime: metav1.NewTime(at),
+			})
+		}
+		return out
+	}
+	released := func(wl *kueue.Workload) *kueue.Workload {
+		out := wl.DeepCopy()
+		out.Status.Admission = nil
+		return out
+	}
+	cases := map[string]struct {
+		reason   string
+		together bool
+		want     []float64 // the measured release delays
+	}{
+		"evicted, released 400 ms later":  {reason: kueue.WorkloadEvictedByPreemption, want: []float64{0.4}},
+		"evicted and released at once":    {reason: kueue.WorkloadEvictedByPreemption, together: true, want: []float64{0}},
+		"deactivated, then released":      {reason: kueue.WorkloadDeactivated},
+		"deactivated and released at once": {reason: kueue.WorkloadDeactivated, together: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env, e := warmPaperEstimator(t)
+			h := e.WorkloadEventHandler()
+			victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
+			out := evicted(victim, tc.reason, env.clock.Now())
+			if tc.together {
+				h.OnUpdate(victim, released(out))
+			} else {
+				h.OnUpdate(victim, out)
+				env.clock.Step(400 * time.Millisecond)
+				h.OnUpdate(out, released(out))
+			}
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			var got []float64
+			if d, ok := e.statsFor("cq").releaseDelay.Value(); ok {
+				got = append(got, d)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("release delays (-want,+got):\n%s", diff)
+			}
+			if len(e.evictedAt) != 0 {
+				t.Errorf("evictions still tracked after the release: %v", e.evictedAt)
+			}
+		})
+	}
+}
+
 // warmPaperEstimator is an estimator of paperObjects, warm-started from an
 // empty list, as the tests of its measured delays use it.
 func warmPaperEstimator(t *testing.T) (*testEnv, *Estimator) {

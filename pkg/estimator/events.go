@@ -147,6 +147,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	}
 	delete(e.pending, key)
 	delete(e.admittedAt, key)
+	delete(e.evictedAt, key)
 	if !ok || p.stamp == nil {
 		return "", false
 	}
@@ -194,7 +195,16 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		// Quota released without finishing (evicted, deactivated): a later
 		// admission is a new one.
 		key := workload.Key(newWl)
-		e.applyOrDefer(earlyEvent{key: key, cq: admission.ClusterQueue, kind: releaseEvent, apply: func() { delete(e.admittedAt, key) }})
+		now := e.opts.clock.Now()
+		e.applyOrDefer(earlyEvent{key: key, cq: admission.ClusterQueue, kind: releaseEvent, apply: func() {
+			delete(e.admittedAt, key)
+			if at, ok := e.evictedAt[key]; ok {
+				if d := eventTimeOf(now) - at; d >= 0 {
+					e.statsFor(admission.ClusterQueue).releaseDelay.Observe(time.Duration(d).Seconds())
+				}
+				delete(e.evictedAt, key)
+			}
+		}})
 		// The same update may carry the preemption: go on.
 	}
 	cq := admission.ClusterQueue
@@ -230,11 +240,21 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			}
 		}
 		delete(e.admittedAt, key)
+		if finished {
+			delete(e.evictedAt, key)
+		}
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come.
 			e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.preemptions.ObserveAt(evictedAt)
+			if newWl.Status.Admission == nil {
+				// Evicted and released in one update: the quota came
+				// back with the eviction.
+				s.releaseDelay.Observe(0)
+			} else {
+				e.evictedAt[key] = eventTimeOf(now)
+			}
 			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
 			// The next admission is the preemptor's when it is of this
 			// ClusterQueue: its delay is measured apart from the
@@ -534,6 +554,12 @@ func isFinished(wl *kueue.Workload) bool {
 func preemptedInClusterQueue(wl *kueue.Workload) bool {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.InClusterQueueReason
+}
+
+// isEvicted reports whether a workload is being evicted, for any reason:
+// it still holds its quota until its release.
+func isEvicted(wl *kueue.Workload) bool {
+	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
 }
 
 func isEvictedByPreemption(wl *kueue.Workload) bool {

@@ -59,10 +59,11 @@ func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 // ClusterQueue and workload name order: maxLentHolders of them, or more
 // until their usage covers every flavor-resource lent (with less, some of
 // the lent quota would never come back in the roll).
-func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) []forecast.Running {
+func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) ([]forecast.Running, []holderSource) {
 	members := cqs.Parent().Root().SubtreeClusterQueues()
 	slices.SortFunc(members, func(a, b *schdcache.ClusterQueueSnapshot) int { return cmp.Compare(a.Name, b.Name) })
 	var out []forecast.Running
+	var sources []holderSource
 	uncovered := maps.Clone(lent)
 	covered := func() bool {
 		for _, q := range uncovered {
@@ -83,7 +84,7 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 		slices.Sort(keys)
 		for _, k := range keys {
 			if len(out) >= maxLentHolders && covered() {
-				return out
+				return out, sources
 			}
 			info := m.Workloads[k]
 			h := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
@@ -96,9 +97,10 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 				h.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 			}
 			out = append(out, h)
+			sources = append(sources, holderSource{clusterQueue: m.Name, evicted: isEvicted(info.Obj)})
 		}
 	}
-	return out
+	return out, sources
 }
 
 // borrowsAny reports whether a ClusterQueue uses more than its nominal

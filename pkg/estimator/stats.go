@@ -42,6 +42,12 @@ type queueStats struct {
 	// watch event. The eviction that starts a preemption is such a write
 	// too, and preemptionDelay, measured from its sighting, misses it.
 	writeLag *stats.EMA
+	// releaseDelay is an EMA of the delay from the sighting of one of this
+	// ClusterQueue's workloads evicted by preemption to the sighting of its
+	// quota's release (its job integration stopping it): how long a victim
+	// here, of a reclaim or any other preemption, holds the quota it was
+	// preempted for.
+	releaseDelay *stats.EMA
 	// quotablePending is how many Quotable workloads the last refresh found
 	// pending: a completion starts an admission-latency measurement only
 	// when one of them could take the quota it frees. An Unfeasible
@@ -180,6 +186,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 	})
 	preemptionDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	writeLag, _ := stats.NewEMA(stats.DefaultEMAAlpha)
+	releaseDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}
 	p50Hits, _ := stats.NewDecayedMean(coverage)
 	p90Hits, _ := stats.NewDecayedMean(coverage)
@@ -208,6 +215,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 		admissionLatency: latency,
 		preemptionDelay:  preemptionDelay,
 		writeLag:         writeLag,
+		releaseDelay:     releaseDelay,
 		p50Hits:          p50Hits,
 		p90Hits:          p90Hits,
 		cal50:            cal50,
