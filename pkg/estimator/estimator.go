@@ -71,7 +71,12 @@ type Estimator struct {
 	// lastCycleStart is when the last cycle obtained its heads.
 	cycleBusy      *stats.EMA
 	lastCycleStart time.Time
-	warmed         bool
+	// admissionLatency is the reservoir of every ClusterQueue's measured
+	// admission latencies (see queueStats.admissionLatency), at most
+	// sharedLatencySampleSize: a ClusterQueue that measured fewer than
+	// minOwnLatencySamples of its own rolls with it (see latencyOf).
+	admissionLatency *stats.ServiceTimes
+	warmed           bool
 	// early holds the events seen before warming (see applyOrDefer).
 	early        []earlyEvent
 	earlyDropped int
@@ -154,14 +159,20 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	e := &Estimator{
-		opts:       o,
-		snapshots:  snapshots,
-		queues:     queues,
-		engine:     eng,
-		rng:        o.rng,
-		perQueue:   make(map[kueue.ClusterQueueReference]*queueStats),
-		specs:      make(map[kueue.ClusterQueueReference]queueSpec),
-		cycleBusy:  cycleBusy,
+		opts:      o,
+		snapshots: snapshots,
+		queues:    queues,
+		engine:    eng,
+		rng:       o.rng,
+		perQueue:  make(map[kueue.ClusterQueueReference]*queueStats),
+		specs:     make(map[kueue.ClusterQueueReference]queueSpec),
+		cycleBusy: cycleBusy,
+		admissionLatency: func() *stats.ServiceTimes {
+			r, _ := stats.NewServiceTimes(o.clock, o.rng, stats.ReservoirOptions{
+				Capacity: sharedLatencySampleSize, HalfLife: o.halfLife, MinSamples: 1,
+			})
+			return r
+		}(),
 		pending:    make(map[workload.Reference]trackedWorkload),
 		admittedAt: make(map[workload.Reference]eventTime),
 		evictedAt:  make(map[workload.Reference]eventTime),
@@ -448,6 +459,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	if !s.freedAt.IsZero() {
 		if d := now.Sub(s.freedAt); d >= 0 {
 			s.admissionLatency.ObserveAt(now, d.Seconds())
+			e.admissionLatency.ObserveAt(now, d.Seconds())
 		}
 		s.freedAt = time.Time{}
 	}
@@ -1011,6 +1023,41 @@ type queueInputs struct {
 	seed [2]uint64
 }
 
+// minOwnLatencySamples is how many admission latencies a ClusterQueue
+// measures before its roll draws from its own: the latency is mostly the
+// scheduler's (its cycle, the requeue, the admission's write), which every
+// ClusterQueue shares, and one or two samples of a quiet ClusterQueue (or
+// none: a latency of 0) say less about it than the others' recent ones.
+const minOwnLatencySamples = 8
+
+// sharedLatencySampleSize bounds the estimator-wide reservoir of admission
+// latencies.
+const sharedLatencySampleSize = 64
+
+// latencyOf returns the mean admission latency a ClusterQueue with stats s
+// rolls with and the sample it draws from: its own once it has
+// minOwnLatencySamples, else every ClusterQueue's (which holds its own);
+// 0 and none when nothing was measured anywhere. Under e.mu.
+func (e *Estimator) latencyOf(s *queueStats) (float64, []float64) {
+	r := s.admissionLatency
+	if r.Len() < minOwnLatencySamples {
+		r = e.admissionLatency
+	}
+	mean, ok := r.Mean()
+	if !ok {
+		return 0, nil
+	}
+	return mean, r.AppendValues(nil)
+}
+
+// viewOf is the view of s a roll gets: its own statistics, with the
+// admission latency of latencyOf. Under e.mu.
+func (e *Estimator) viewOf(s *queueStats) statsView {
+	v := s.view()
+	v.AdmissionLatency, v.AdmissionLatencySample = e.latencyOf(s)
+	return v
+}
+
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
 // of its lent quota (see reclaimDelays).
 func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) reclaimDelays {
@@ -1018,7 +1065,7 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 	defer e.mu.Unlock()
 	var d reclaimDelays
 	s := e.statsFor(lender)
-	d.decision, _ = s.admissionLatency.Mean()
+	d.decision, _ = e.latencyOf(s)
 	d.writeLag, _ = s.writeLag.Value()
 	for _, src := range sources {
 		if _, done := d.release[src.clusterQueue]; done {
@@ -1046,7 +1093,7 @@ func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot) queueInputs
 		}
 	}
 	s := e.statsFor(cqs.Name)
-	in.view = s.view()
+	in.view = e.viewOf(s)
 	meanService := e.opts.priorMeanService.Seconds()
 	if in.view.HasService {
 		meanService = in.view.ServiceMean

@@ -843,7 +843,7 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.perQueue["cq"].view()
+	v := e.viewOf(e.perQueue["cq"])
 	e.mu.Unlock()
 	type delays struct{ AdmissionLatency, PreemptionDelay float64 }
 	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
@@ -860,7 +860,7 @@ func TestReclaimDoesNotMeasureAPreemptionDelay(t *testing.T) {
 	e.Refresh(env.ctx)
 	preemptThenAdmitFor(env, e, kueue.InCohortReclamationReason)
 	e.mu.Lock()
-	v := e.perQueue["cq"].view()
+	v := e.viewOf(e.perQueue["cq"])
 	e.mu.Unlock()
 	if v.PreemptionDelay != 0 {
 		t.Errorf("preemption delay after a reclaim = %v s, want none measured (0)", v.PreemptionDelay)
@@ -982,7 +982,7 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.perQueue["cq"].view()
+	v := e.viewOf(e.perQueue["cq"])
 	e.mu.Unlock()
 	if diff := cmp.Diff(3.25, v.PreemptionDelay, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("preemption delay in seconds (-want +got):\n%s", diff)
@@ -1024,7 +1024,7 @@ func TestCompletionMeasuresLatencyOnlyWithQuotableWorkloadsPending(t *testing.T)
 			e.ObserveAdmission(runningWorkload("later", "cq", "500m", env.clock.Now()), env.clock.Now())
 
 			e.mu.Lock()
-			v := e.perQueue["cq"].view()
+			v := e.viewOf(e.perQueue["cq"])
 			e.mu.Unlock()
 			if diff := cmp.Diff(tc.want, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("latency sample in seconds (-want +got):\n%s", diff)
@@ -1051,7 +1051,7 @@ func TestAdmissionLatencySampleIsKept(t *testing.T) {
 		e.ObserveAdmission(runningWorkload(fmt.Sprintf("a%d", i), "cq", "500m", env.clock.Now()), env.clock.Now())
 	}
 	e.mu.Lock()
-	v := e.perQueue["cq"].view()
+	v := e.viewOf(e.perQueue["cq"])
 	e.mu.Unlock()
 	slices.Sort(v.AdmissionLatencySample)
 	if diff := cmp.Diff([]float64{0.5, 1, 3}, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
@@ -1059,5 +1059,46 @@ func TestAdmissionLatencySampleIsKept(t *testing.T) {
 	}
 	if diff := cmp.Diff(1.5, v.AdmissionLatency, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("mean latency in seconds (-want +got):\n%s", diff)
+	}
+}
+
+// TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough: a ClusterQueue rolls
+// with its own admission latencies once it has minOwnLatencySamples of
+// them, and before that with every ClusterQueue's; with none measured
+// anywhere, with none.
+func TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough(t *testing.T) {
+	type latency struct {
+		Mean   float64
+		Sample []float64
+	}
+	cases := map[string]struct {
+		quiet, busy []float64 // latencies measured in each ClusterQueue
+		want        latency   // what quiet rolls with
+	}{
+		"nothing measured": {},
+		"one of its own, none elsewhere": {quiet: []float64{5}, want: latency{5, []float64{5}}},
+		"one of its own, more elsewhere": {quiet: []float64{5}, busy: []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1},
+			want: latency{5.8 / 9, []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 5}}},
+		"enough of its own": {quiet: []float64{1, 1, 1, 1, 1, 1, 1, 1}, busy: []float64{0.1},
+			want: latency{1, []float64{1, 1, 1, 1, 1, 1, 1, 1}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env, e := warmPaperEstimator(t)
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			for cq, sample := range map[kueue.ClusterQueueReference][]float64{"quiet": tc.quiet, "busy": tc.busy} {
+				for _, d := range sample {
+					e.statsFor(cq).admissionLatency.ObserveAt(env.clock.Now(), d)
+					e.admissionLatency.ObserveAt(env.clock.Now(), d)
+				}
+			}
+			var got latency
+			got.Mean, got.Sample = e.latencyOf(e.statsFor("quiet"))
+			slices.Sort(got.Sample)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("latency quiet rolls with (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -30,7 +30,8 @@ type queueStats struct {
 	// admissionLatency is a bounded reservoir (admissionLatencySampleSize,
 	// biased to recent values by the half-life) of the delays between a
 	// completion that frees quota while workloads are pending and the
-	// next admission: the roll draws each admission's latency from it.
+	// next admission: once it holds minOwnLatencySamples the roll draws
+	// each admission's latency from it (see Estimator.latencyOf).
 	admissionLatency *stats.ServiceTimes
 	freedAt          time.Time
 	// preemptionDelay is an EMA of the delay between a preemption (the
@@ -270,10 +271,7 @@ func (s *queueStats) view() statsView {
 		v.ServiceSample = s.service.AppendValues(nil)
 	}
 	v.ema, v.hasEMA = s.waits.Value()
-	if mean, ok := s.admissionLatency.Mean(); ok {
-		v.AdmissionLatency = mean
-		v.AdmissionLatencySample = s.admissionLatency.AppendValues(nil)
-	}
+	// The admission latency is the estimator's choice (see latencyOf).
 	// A preemptor waits from the decision: the eviction's write, then
 	// what preemptionDelay measured from its sighting. Unmeasured (0), the
 	// roll's default applies.
