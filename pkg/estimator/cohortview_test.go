@@ -67,8 +67,8 @@ func TestCohortViewSameAs(t *testing.T) {
 			vAt: t1, wAt: t0,
 		},
 		"the lender reclaims now": {
-			v: cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(65)}, reclaim: kueue.PreemptionPolicyAny},
-			w: cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(60)}},
+			v:   cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(65)}, reclaim: kueue.PreemptionPolicyAny},
+			w:   cohortView{capacity: model(0), lent: lent, holders: []forecast.Running{holder(60)}},
 			vAt: t1, wAt: t0,
 		},
 	}

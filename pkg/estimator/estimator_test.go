@@ -895,9 +895,9 @@ func TestReleaseDelayIsMeasuredFromEvictionToRelease(t *testing.T) {
 		together bool
 		want     []float64 // the measured release delays
 	}{
-		"evicted, released 400 ms later":  {reason: kueue.WorkloadEvictedByPreemption, want: []float64{0.4}},
-		"evicted and released at once":    {reason: kueue.WorkloadEvictedByPreemption, together: true, want: []float64{0}},
-		"deactivated, then released":      {reason: kueue.WorkloadDeactivated},
+		"evicted, released 400 ms later":   {reason: kueue.WorkloadEvictedByPreemption, want: []float64{0.4}},
+		"evicted and released at once":     {reason: kueue.WorkloadEvictedByPreemption, together: true, want: []float64{0}},
+		"deactivated, then released":       {reason: kueue.WorkloadDeactivated},
 		"deactivated and released at once": {reason: kueue.WorkloadDeactivated, together: true},
 	}
 	for name, tc := range cases {
@@ -1075,7 +1075,7 @@ func TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough(t *testing.T) {
 		quiet, busy []float64 // latencies measured in each ClusterQueue
 		want        latency   // what quiet rolls with
 	}{
-		"nothing measured": {},
+		"nothing measured":               {},
 		"one of its own, none elsewhere": {quiet: []float64{5}, want: latency{5, []float64{5}}},
 		"one of its own, more elsewhere": {quiet: []float64{5}, busy: []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1},
 			want: latency{5.8 / 9, []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 5}}},
