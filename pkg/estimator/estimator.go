@@ -1039,15 +1039,21 @@ const sharedLatencySampleSize = 64
 // minOwnLatencySamples, else every ClusterQueue's (which holds its own);
 // 0 and none when nothing was measured anywhere. Under e.mu.
 func (e *Estimator) latencyOf(s *queueStats) (float64, []float64) {
-	r := s.admissionLatency
-	if r.Len() < minOwnLatencySamples {
-		r = e.admissionLatency
-	}
+	r := e.latencyReservoirOf(s)
 	mean, ok := r.Mean()
 	if !ok {
 		return 0, nil
 	}
 	return mean, r.AppendValues(nil)
+}
+
+// latencyReservoirOf is the reservoir of admission latencies latencyOf
+// reads for s. Under e.mu.
+func (e *Estimator) latencyReservoirOf(s *queueStats) *stats.ServiceTimes {
+	if s.admissionLatency.Len() < minOwnLatencySamples {
+		return e.admissionLatency
+	}
+	return s.admissionLatency
 }
 
 // viewOf is the view of s a roll gets: its own statistics, with the
@@ -1065,7 +1071,7 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 	defer e.mu.Unlock()
 	var d reclaimDelays
 	s := e.statsFor(lender)
-	d.decision, _ = e.latencyOf(s)
+	d.decision, _ = e.latencyReservoirOf(s).Mean()
 	d.writeLag, _ = s.writeLag.Value()
 	for _, src := range sources {
 		if _, done := d.release[src.clusterQueue]; done {
