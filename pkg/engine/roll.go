@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
@@ -177,7 +178,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		// A refresh runs apart from the scheduler's cycles.
 		RandomCyclePhase:       true,
 		Running:                make([]forecast.Running, 0, len(q.Running)),
-		Pending:                make([]forecast.Pending, 0, len(q.Pending)),
+		Pending:                pendingBuffers.take(len(q.Pending))[:0],
 		WithinClusterQueue:     q.WithinClusterQueue,
 		PreemptionDelaySeconds: finiteNonNegative(s.PreemptionDelay),
 		// Kueue's job integrations stop an evicted job's pods: a preempted
@@ -203,7 +204,8 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		roll.Running = append(roll.Running, r)
 		classes.count(w.Class)
 	}
-	out := Rolled{Estimates: make([]Estimate, len(q.Pending))}
+	defer func() { pendingBuffers.give(roll.Pending) }()
+	out := Rolled{Estimates: estimateBuffers.take(len(q.Pending))}
 	pending := compactPending{classes: make([]uint32, 0, len(q.Pending))}
 	for i, w := range q.Pending {
 		c := classes.classify(w.Class)
@@ -239,18 +241,62 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	if service == nil || len(q.Pending) == 0 {
 		return out, nil
 	}
-	estimates, err := e.forecaster.Forecast(roll, rand.New(rand.NewPCG(seed[0], seed[1])))
-	if err != nil {
+	estimates := rawBuffers.take(len(roll.Pending))
+	defer rawBuffers.give(estimates)
+	if err := e.forecaster.ForecastInto(estimates, roll, rand.New(rand.NewPCG(seed[0], seed[1]))); err != nil {
 		out.ForecastErr = err
 		return out, nil
 	}
 	for i := range out.Estimates {
-		if i < len(estimates) && estimates[i].Quotable && !out.Estimates[i].Unfeasible {
+		if estimates[i].Quotable && !out.Estimates[i].Unfeasible {
 			out.Estimates[i].Wait = e.wait(estimates[i], method, s.Calibration, roll.Pending[i].Priority)
 			out.Estimates[i].Raw = estimates[i]
 		}
 	}
 	return out, nil
+}
+
+// Release hands r's Estimates back to later rolls, which overwrite them:
+// nothing may read them after it. Calling it is optional (unreleased
+// estimates are left to the garbage collector); a caller that rolls
+// queues of many pending workloads over and over saves their allocation,
+// about 140 B per pending workload and roll.
+func (r *Rolled) Release() {
+	estimateBuffers.give(r.Estimates)
+	r.Estimates = nil
+}
+
+// A roll's slices of one element per pending workload are recycled between
+// rolls: at 10⁵ pending workloads they were 27 MB per roll, and the
+// garbage collector that their allocation paces marks the whole heap of
+// the process (Kueue's, in the manager).
+var (
+	pendingBuffers  slicePool[forecast.Pending]
+	rawBuffers      slicePool[forecast.Estimate]
+	estimateBuffers slicePool[Estimate]
+)
+
+// slicePool recycles slices of T.
+type slicePool[T any] struct{ pool sync.Pool }
+
+// take returns n zero values: a recycled slice when one large enough is at
+// hand, a new one otherwise.
+func (p *slicePool[T]) take(n int) []T {
+	if b, ok := p.pool.Get().(*[]T); ok && cap(*b) >= n {
+		s := (*b)[:n]
+		clear(s)
+		return s
+	}
+	return make([]T, n)
+}
+
+// give recycles s, which its caller no longer uses.
+func (p *slicePool[T]) give(s []T) {
+	if cap(s) == 0 {
+		return
+	}
+	s = s[:0]
+	p.pool.Put(&s)
 }
 
 // validate checks what a roll indexes by.

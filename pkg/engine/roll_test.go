@@ -176,3 +176,39 @@ func TestRollCutsWaitsAtTheHorizon(t *testing.T) {
 		t.Errorf("P90 (-want,+got):\n%s", diff)
 	}
 }
+
+// TestReleasedRollsDoNotCarryOver: a roll that reuses the slices of a
+// released one (an Unfeasible workload with its reason at a position that
+// is Quotable in the next queue, and more pending workloads than it has)
+// returns what it returns from fresh slices, and Release leaves the rolled
+// value without estimates.
+func TestReleasedRollsDoNotCarryOver(t *testing.T) {
+	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	next := paperQueue()
+	next.Pending = []Pending{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	want, err := e.Roll(next, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		first, err := e.Roll(paperQueue(), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !first.Estimates[1].Unfeasible {
+			t.Fatalf("round %d: the paper's 20-CPU workload is not Unfeasible: %+v", round, first.Estimates[1])
+		}
+		first.Release()
+		if first.Estimates != nil {
+			t.Errorf("round %d: %d estimates left after Release", round, len(first.Estimates))
+		}
+		got, err := e.Roll(next, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.Estimates, got.Estimates); diff != "" {
+			t.Errorf("round %d: the roll after a released one differs (-fresh,+after):\n%s", round, diff)
+		}
+		got.Release()
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 func TestNeedsRefresh(t *testing.T) {
@@ -76,5 +79,29 @@ func TestNextRefresh(t *testing.T) {
 				t.Errorf("nextRefresh is not after now")
 			}
 		})
+	}
+}
+
+// TestRefreshScratchKeepsNoWorkloadAfterDrop: what a ClusterQueue's refresh
+// wrote into the scratch (keys, and the pending workloads appended to the
+// room take gave) is cleared by drop, and the next take gives room of its
+// own size.
+func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
+	var s refreshScratch
+	keys, pending := s.take(3)
+	for i, name := range []workload.Reference{"ns/a", "ns/b", "ns/c"} {
+		keys[i] = name
+		pending = append(pending, engine.Pending{ID: string(name), Class: 1, Priority: 5})
+	}
+	s.drop()
+	if diff := cmp.Diff(make([]workload.Reference, 3), s.keys[:3]); diff != "" {
+		t.Errorf("keys after drop (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff(make([]engine.Pending, 3), pending[:3]); diff != "" {
+		t.Errorf("pending workloads after drop (-want,+got):\n%s", diff)
+	}
+	keys, pending = s.take(2)
+	if len(keys) != 2 || len(pending) != 0 || cap(pending) < 2 {
+		t.Errorf("take(2) after drop: %d keys, %d pending of room %d; want 2, 0, at least 2", len(keys), len(pending), cap(pending))
 	}
 }

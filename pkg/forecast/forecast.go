@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
@@ -437,6 +439,34 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 		return nil, err
 	}
 	out := make([]Estimate, len(q.Pending))
+	f.forecast(out, q, r)
+	return out, nil
+}
+
+// ForecastInto is [Forecaster.Forecast] writing the estimates into out,
+// which must hold exactly len(q.Pending) of them (whatever they held is
+// overwritten): a caller that rolls many queues reuses one buffer instead
+// of allocating one per roll. It returns an error wrapping
+// [ErrInvalidQueue] where Forecast does, and also for an out of another
+// length; out is then left as it was.
+func (f *Forecaster) ForecastInto(out []Estimate, q Queue, r *rand.Rand) error {
+	if len(out) != len(q.Pending) {
+		return fmt.Errorf("%w: %d estimates for %d pending workloads", ErrInvalidQueue, len(out), len(q.Pending))
+	}
+	if err := validate(q, r); err != nil {
+		return err
+	}
+	clear(out)
+	f.forecast(out, q, r)
+	return nil
+}
+
+// beyondBuffers recycles the workloads behind the count horizon between
+// forecasts (24 B per pending workload past the first horizonCount).
+var beyondBuffers = sync.Pool{New: func() any { return new([]beyondEntry) }}
+
+// forecast fills out (len(q.Pending), zeroed) for a validated q.
+func (f *Forecaster) forecast(out []Estimate, q Queue, r *rand.Rand) {
 	s := newScene(q.Capacity, len(q.Running))
 	for _, run := range q.Running {
 		s.addRunning(run)
@@ -453,7 +483,12 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	// the roll, later ones get a work weight for extrapolation.
 	var beyond []beyondEntry
 	if n := len(q.Pending) - f.horizonCount; n > 0 {
-		beyond = make([]beyondEntry, 0, n)
+		buf := beyondBuffers.Get().(*[]beyondEntry)
+		defer func() {
+			*buf = beyond[:0]
+			beyondBuffers.Put(buf)
+		}()
+		beyond = slices.Grow((*buf)[:0], n)
 	}
 	blocked := false
 	for i := range q.Pending {
@@ -489,7 +524,7 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 		s.addArrival(a)
 	}
 	if len(s.entries) == 0 {
-		return out, nil
+		return
 	}
 
 	ro := newRoller(s, q, f, r)
@@ -497,7 +532,6 @@ func (f *Forecaster) Forecast(q Queue, r *rand.Rand) ([]Estimate, error) {
 	ro.run()
 	ro.summarize(out)
 	ro.extrapolate(out, beyond)
-	return out, nil
 }
 
 // beyondEntry is a quotable workload behind the count horizon.

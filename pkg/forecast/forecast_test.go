@@ -860,3 +860,37 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// TestForecastIntoOverwritesWhatItsBufferHeld: ForecastInto writes what
+// Forecast returns whatever the buffer held before (here an unquotable
+// workload, whose estimate Forecast leaves zero, and workloads behind the
+// count horizon, whose buffer is recycled too), and rejects a buffer of
+// another length without touching it.
+func TestForecastIntoOverwritesWhatItsBufferHeld(t *testing.T) {
+	f := mustNew(t, WithSamples(32), WithHorizonCount(10))
+	q := busyQueue(t, 3, 40, 15)
+	q.Pending[4].Quotable = false
+	want := mustForecast(t, f, q, 5)
+
+	junk := Estimate{ID: "junk", Quotable: true, ExpectedWaitSeconds: 7, P50Seconds: 7, P90Seconds: 9,
+		AdmissionOffsetSeconds: 7, Extrapolated: true, Clamped: true}
+	out := make([]Estimate, len(q.Pending))
+	for i := range out {
+		out[i] = junk
+	}
+	if err := f.ForecastInto(out, q, rand.New(rand.NewPCG(5, 5^0x9e3779b97f4a7c15))); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("ForecastInto differs from Forecast (-Forecast,+ForecastInto):\n%s", diff)
+	}
+
+	short := []Estimate{junk}
+	err := f.ForecastInto(short, q, rand.New(rand.NewPCG(5, 5)))
+	if !errors.Is(err, ErrInvalidQueue) {
+		t.Errorf("ForecastInto of 1 estimate for %d pending: error %v, want ErrInvalidQueue", len(q.Pending), err)
+	}
+	if diff := cmp.Diff([]Estimate{junk}, short); diff != "" {
+		t.Errorf("a rejected buffer changed (-before,+after):\n%s", diff)
+	}
+}
