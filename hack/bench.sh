@@ -209,7 +209,7 @@ measure() {
       run "${BIN}/forecast.test" "${ROOT}/pkg/forecast" '^BenchmarkForecast10000Pending$' 1s >> "${RAW}/forecast.txt"
     done
     run "${BIN}/estimator.test" "${ROOT}/pkg/estimator" \
-      '^(BenchmarkRefresh10000PendingOneClusterQueue|BenchmarkPendingWorkloadsInfo10000|BenchmarkInadmissibleMessage|BenchmarkObserveCycle|BenchmarkObserveAdmission)$' \
+      '^(BenchmarkRefresh10000PendingOneClusterQueue|BenchmarkPendingWorkloadsInfo10000|BenchmarkInadmissibleCondition|BenchmarkObserveCycle|BenchmarkObserveAdmission)$' \
       1s -test.count 3 >> "${RAW}/estimator.txt"
     run "${BIN}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRetainedMemoryPerPendingWorkload$' 3x >> "${RAW}/estimator.txt"
     run "${BIN}/scheduler-patched.test" "${TREE}/pkg/scheduler" \
@@ -389,19 +389,19 @@ single_row "memory kept per pending workload" B/pending "RetainedMemoryPerPendin
 sort_ms=$(pick sec/op PendingWorkloadsInfo10000 < "${OUT}/estimator.tsv")
 single_row "refresh: 1 CQ, 10k pending (whole pass)" sec/op "Refresh10000PendingOneClusterQueue" "" \
   "of which Kueue's pending list sort $(fmt sec/op "${sort_ms}")"
-single_row "  per unadmitted head: InadmissibleMessage" sec/op "InadmissibleMessage" ""
+single_row "  per unadmitted head: InadmissibleCondition" sec/op "InadmissibleCondition" ""
 single_row "  per admission: ObserveAdmission" sec/op "ObserveAdmission" ""
 single_row "  per cycle: ObserveCycle" sec/op "ObserveCycle" ""
 # The estimator's calls in one 10k-pending cycle from their measured costs
 # (900 unadmitted heads, 100 admissions, one cycle): a low-noise
 # cross-check of the cycle ratio.
 calls=$(awk -F'\t' '$1 == "sec/op" { v[$2] = $3 } END {
-  if (("InadmissibleMessage" in v) && ("ObserveAdmission" in v) && ("ObserveCycle" in v)) printf "%.6f\n", 900 * v["InadmissibleMessage"] + 100 * v["ObserveAdmission"] + v["ObserveCycle"] }' "${OUT}/estimator.tsv")
+  if (("InadmissibleCondition" in v) && ("ObserveAdmission" in v) && ("ObserveCycle" in v)) printf "%.6f\n", 900 * v["InadmissibleCondition"] + 100 * v["ObserveAdmission"] + v["ObserveCycle"] }' "${OUT}/estimator.tsv")
 off10k=$(pick sec/op "SchedulingCycle/10k-pending-1000-CQs-100-cohorts" < "${OUT}/cycle-on-vs-off.tsv" | cut -f1)
 if [[ -n "${calls}" && -n "${off10k}" ]]; then
   r=$(awk -v c="${calls}" -v o="${off10k}" 'BEGIN { printf "%.3f\n", 1 + c / o }')
   row "  10k cycle: estimator calls from per-call costs" "" "" "$(fmt sec/op "${calls}")" "${r} est." \
-    "900 x InadmissibleMessage + 100 x ObserveAdmission + ObserveCycle" "<= 1.02" "$(verdict "${r}" 1.02 "")"
+    "900 x InadmissibleCondition + 100 x ObserveAdmission + ObserveCycle" "<= 1.02" "$(verdict "${r}" 1.02 "")"
 fi
 for s in 10k-pending-1000-CQs-100-cohorts 100k-pending-1-CQ; do
   v=$(pick sec/op "WaitTimeEstimatorRefresh/${s}" < "${OUT}/estimator.tsv" | cut -f1)
