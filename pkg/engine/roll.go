@@ -276,25 +276,26 @@ var (
 	estimateBuffers slicePool[Estimate]
 )
 
-// slicePool recycles slices of T.
+// slicePool recycles slices of T. A slice in the pool is zero up to its
+// capacity: give clears what was used of it, so the pool keeps no
+// workload's strings alive and take need not clear.
 type slicePool[T any] struct{ pool sync.Pool }
 
 // take returns n zero values: a recycled slice when one large enough is at
-// hand, a new one otherwise.
+// hand, a new one otherwise. Its caller uses at most its n elements.
 func (p *slicePool[T]) take(n int) []T {
 	if b, ok := p.pool.Get().(*[]T); ok && cap(*b) >= n {
-		s := (*b)[:n]
-		clear(s)
-		return s
+		return (*b)[:n]
 	}
 	return make([]T, n)
 }
 
-// give recycles s, which its caller no longer uses.
+// give clears s, which its caller no longer uses, and recycles it.
 func (p *slicePool[T]) give(s []T) {
 	if cap(s) == 0 {
 		return
 	}
+	clear(s)
 	s = s[:0]
 	p.pool.Put(&s)
 }
