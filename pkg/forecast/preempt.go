@@ -254,11 +254,7 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 			continue
 		}
 		if v := ro.firstFit(w.opts); v >= 0 {
-			entry := -1
-			if w.src == srcHead || w.src == srcShape {
-				entry = int(w.ref)
-			}
-			j, at = ro.admitWaiter(w, v, t, ro.latencyOf(entry, t))
+			j, at = ro.admitWaiter(w, v, t, ro.admissionLatency())
 			return true, j, at, 0
 		}
 		if p.count < p.max {
