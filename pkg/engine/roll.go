@@ -106,6 +106,13 @@ type Pending struct {
 	// MaxExecutionSeconds is its limit (0: none).
 	MaxExecutionSeconds float64
 	Priority            int32
+	// WaitedSeconds is how long it has waited since it arrived; read only
+	// when Untried.
+	WaitedSeconds float32
+	// Untried says that the scheduler has not tried it yet: if it fits
+	// now, its admission is timed by Stats.FirstAttemptLatencySample (see
+	// forecast.Pending.Untried).
+	Untried bool
 }
 
 // Rolled is what a roll computed of one ClusterQueue.
@@ -170,11 +177,12 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	s := q.Stats
 	classes := newClassTable(q.Capacity, q.Classes)
 	roll := forecast.Queue{
-		Capacity:                forecastCapacity(q.Capacity),
-		Policy:                  q.Policy,
-		CyclePeriodSeconds:      finiteNonNegative(q.CyclePeriodSeconds),
-		AdmissionLatencySeconds: finiteNonNegative(s.AdmissionLatency),
-		AdmissionLatencySample:  s.AdmissionLatencySample,
+		Capacity:                  forecastCapacity(q.Capacity),
+		Policy:                    q.Policy,
+		CyclePeriodSeconds:        finiteNonNegative(q.CyclePeriodSeconds),
+		AdmissionLatencySeconds:   finiteNonNegative(s.AdmissionLatency),
+		AdmissionLatencySample:    s.AdmissionLatencySample,
+		FirstAttemptLatencySample: s.FirstAttemptLatencySample,
 		// A refresh runs apart from the scheduler's cycles.
 		RandomCyclePhase:       true,
 		Running:                make([]forecast.Running, 0, len(q.Running)),
@@ -219,6 +227,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		p := forecast.Pending{
 			ID: w.ID, Options: c.options, Quotable: quotable,
 			MaxExecutionSeconds: w.MaxExecutionSeconds, Priority: w.Priority,
+			Untried: w.Untried, WaitedSeconds: float64(w.WaitedSeconds),
 		}
 		pending.add(uint32(w.Class), p)
 		if p.MaxExecutionSeconds > 0 {

@@ -212,3 +212,54 @@ func TestReleasedRollsDoNotCarryOver(t *testing.T) {
 		got.Release()
 	}
 }
+
+// TestRollTimesAnUntriedWorkloadByItsFirstAttempt: on the paper's example
+// with one of its two CPUs free, the head p0 fits now. Tried, it waits for
+// the cycle's phase and the admission latency (2 s); untried, having waited
+// 0.25 s, for a first-attempt latency above that (of 0.1, 0.3 and 0.4 s),
+// less 0.25 s: 0.05 or 0.15 s. A what-if's workload, submitted now, has
+// waited nothing: 0.1 to 0.4 s when it fits at the head.
+func TestRollTimesAnUntriedWorkloadByItsFirstAttempt(t *testing.T) {
+	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	queue := func(untried bool) Queue {
+		q := paperQueue()
+		q.Running = q.Running[:2]
+		q.Pending[0].Untried, q.Pending[0].WaitedSeconds = untried, 0.25
+		q.Stats.AdmissionLatency = 2
+		q.Stats.FirstAttemptLatencySample = []float64{0.1, 0.3, 0.4}
+		return q
+	}
+	cases := map[string]struct {
+		untried bool
+		// want is p0's mean, P50 and P90.
+		want [3]float64
+	}{
+		"tried":   {want: [3]float64{2, 2, 2}},
+		"untried": {untried: true, want: [3]float64{0.1, 0.1, 0.15}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rolled, err := e.Roll(queue(tc.untried), seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rolled.Release()
+			raw := rolled.Estimates[0].Raw
+			got := [3]float64{raw.ExpectedWaitSeconds, raw.P50Seconds, raw.P90Seconds}
+			// 256 replicas of a two-point draw: the mean's standard error
+			// is 0.003 s; the P50 is either point.
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 0.051)); diff != "" {
+				t.Errorf("p0's mean, P50 and P90 (-want +got):\n%s", diff)
+			}
+		})
+	}
+	rolled, err := e.Roll(queue(false), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.WhatIf(rolled.Scene, cpuShape(500), 100, 0)
+	if got.Position != 0 || got.Raw.ExpectedWaitSeconds < 0.1 || got.Raw.ExpectedWaitSeconds > 0.4 {
+		t.Errorf("what-if at position %d waits %.3f s on average; want position 0 and a first attempt's 0.1 to 0.4 s",
+			got.Position, got.Raw.ExpectedWaitSeconds)
+	}
+}

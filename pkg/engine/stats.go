@@ -38,6 +38,10 @@ type Stats struct {
 	// roll draws each admission's latency from them).
 	AdmissionLatency       float64
 	AdmissionLatencySample []float64
+	// FirstAttemptLatencySample holds recent delays from the arrival of a
+	// workload the scheduler admitted at its first attempt to that
+	// admission (see forecast.Queue.FirstAttemptLatencySample).
+	FirstAttemptLatencySample []float64
 	// PreemptionDelay is the mean delay between a preemption decision and
 	// the preemptor's admission.
 	PreemptionDelay float64

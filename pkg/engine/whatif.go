@@ -192,9 +192,10 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 		out.Unfeasible, out.Reason = true, c.Reason
 		return out
 	}
+	// Submitted now, the scheduler has not tried it yet.
 	hypothetical := forecast.Pending{
 		ID: whatIfID, Options: demandOptions(s.capacity, demand), Quotable: true,
-		MaxExecutionSeconds: maxExec, Priority: priority,
+		MaxExecutionSeconds: maxExec, Priority: priority, Untried: true,
 	}
 	if s.queue.Service == nil {
 		if out.Position == 0 && fitsFreeQuota(&s.queue, hypothetical.Options) {
@@ -236,8 +237,10 @@ func fitsFreeQuota(q *forecast.Queue, options []capacity.Quantities) bool {
 // immediate answers, with MethodImmediate, a what-if that needs no service
 // law: nothing is known of service times, but the workload would be at the
 // head of the queue (out.Position 0) and fits the quota free now, so the
-// roll admits it at its first opportunity — after the cycle's phase, when
-// the scene has one, and one admission latency — whatever the running
+// roll admits it at its first opportunity — after a first-attempt latency
+// when the scene has a sample of them (see
+// forecast.Queue.FirstAttemptLatencySample), else after the cycle's phase,
+// when the scene has one, and one admission latency — whatever the running
 // workloads' residuals. It rolls the workload alone (the pending workloads
 // are all behind it) with a stand-in law, which no figure depends on, and
 // without the higher-priority arrivals, which could pass it only within

@@ -11,10 +11,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/resources"
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
@@ -76,7 +78,10 @@ type Estimator struct {
 	// sharedLatencySampleSize: a ClusterQueue that measured fewer than
 	// minOwnLatencySamples of its own rolls with it (see latencyOf).
 	admissionLatency *stats.ServiceTimes
-	warmed           bool
+	// firstAttemptLatency is the same of every ClusterQueue's first-attempt
+	// latencies (see queueStats.firstAttemptLatency).
+	firstAttemptLatency *stats.ServiceTimes
+	warmed              bool
 	// early holds the events seen before warming (see applyOrDefer).
 	early        []earlyEvent
 	earlyDropped int
@@ -159,26 +164,22 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	e := &Estimator{
-		opts:      o,
-		snapshots: snapshots,
-		queues:    queues,
-		engine:    eng,
-		rng:       o.rng,
-		perQueue:  make(map[kueue.ClusterQueueReference]*queueStats),
-		specs:     make(map[kueue.ClusterQueueReference]queueSpec),
-		cycleBusy: cycleBusy,
-		admissionLatency: func() *stats.ServiceTimes {
-			r, _ := stats.NewServiceTimes(o.clock, o.rng, stats.ReservoirOptions{
-				Capacity: sharedLatencySampleSize, HalfLife: o.halfLife, MinSamples: 1,
-			})
-			return r
-		}(),
-		pending:    make(map[workload.Reference]trackedWorkload),
-		admittedAt: make(map[workload.Reference]eventTime),
-		evictedAt:  make(map[workload.Reference]eventTime),
-		changed:    make(map[kueue.ClusterQueueReference]struct{}),
-		changedAll: true,
-		unlisted:   make(map[workload.Reference]unlistedArrival),
+		opts:                o,
+		snapshots:           snapshots,
+		queues:              queues,
+		engine:              eng,
+		rng:                 o.rng,
+		perQueue:            make(map[kueue.ClusterQueueReference]*queueStats),
+		specs:               make(map[kueue.ClusterQueueReference]queueSpec),
+		cycleBusy:           cycleBusy,
+		admissionLatency:    newSharedLatencies(o),
+		firstAttemptLatency: newSharedLatencies(o),
+		pending:             make(map[workload.Reference]trackedWorkload),
+		admittedAt:          make(map[workload.Reference]eventTime),
+		evictedAt:           make(map[workload.Reference]eventTime),
+		changed:             make(map[kueue.ClusterQueueReference]struct{}),
+		changedAll:          true,
+		unlisted:            make(map[workload.Reference]unlistedArrival),
 	}
 	e.dirty.Store(true)
 	return e, nil
@@ -462,6 +463,12 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 			e.admissionLatency.ObserveAt(now, d.Seconds())
 		}
 		s.freedAt = time.Time{}
+	}
+	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() {
+		if d := now.Sub(at); d >= 0 {
+			s.firstAttemptLatency.ObserveAt(now, d.Seconds())
+			e.firstAttemptLatency.ObserveAt(now, d.Seconds())
+		}
 	}
 	if !s.preemptedAt.IsZero() {
 		if d := now.Sub(s.preemptedAt); d >= 0 {
@@ -911,7 +918,19 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	keys, pendingIn := scratch.take(len(pending))
 	defer scratch.drop()
 
-	in := e.queueInputs(cqs)
+	classes := newDemandClasses()
+	for i, info := range pending {
+		keys[i] = workload.Key(info.Obj)
+		pendingIn = append(pendingIn, engine.Pending{ID: string(keys[i]), Class: classes.of(info),
+			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
+		if len(scratch.untried) < maxUntriedCandidates && !refusedQuota(info.Obj) && fitsWithinNominal(cqs, info, scratch) {
+			scratch.untried = append(scratch.untried, untriedCandidate{index: i, created: info.Obj.CreationTimestamp.Time})
+		}
+	}
+	in := e.queueInputs(now, cqs, keys, scratch.untried)
+	for _, c := range scratch.untried {
+		pendingIn[c.index].Untried, pendingIn[c.index].WaitedSeconds = c.untried, c.waited
+	}
 	view := in.view
 	cohort := cohortViewOf(cqs, in.spec, now)
 	capModel := cohort.capacity
@@ -924,7 +943,6 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		CyclePeriodSeconds: in.cyclePeriod,
 		Stats:              view.Stats,
 	}
-	classes := newDemandClasses()
 	for _, info := range cqs.Workloads {
 		r := engine.Running{Class: classes.of(info), Usage: runningUsage(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
@@ -936,11 +954,6 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			r.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 		}
 		queue.Running = append(queue.Running, r)
-	}
-	for i, info := range pending {
-		keys[i] = workload.Key(info.Obj)
-		queue.Pending = append(queue.Pending, engine.Pending{ID: string(keys[i]), Class: classes.of(info),
-			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
 	}
 	queue.Classes = classes.shapes
 	queue.Lent, queue.LentHolders = cohort.lent, cohort.holders
@@ -1015,7 +1028,92 @@ type refreshScratch struct {
 	pending []engine.Pending
 	// n is what the last take returned room for.
 	n int
+	// untried are the candidates of the ClusterQueue being refreshed (see
+	// untriedCandidate).
+	untried []untriedCandidate
+	// demand is fitsWithinNominal's sum of a workload's requests.
+	demand map[corev1.ResourceName]int64
 }
+
+// fitsWithinNominal reports whether a ClusterQueue's own quota has room
+// now for info without borrowing: in every resource group the workload
+// requests from, some flavor where its usage plus the workload's total
+// request stays within nominal for each resource of the group it requests
+// (unlimited nominal quota always has room). A resource that no group
+// covers fails it.
+//
+// Only such a workload is timed by a first attempt (see
+// engine.Pending.Untried): one that fits now by borrowing competes for
+// the cohort's quota with the other ClusterQueues' heads and with the
+// lenders' reclaims, and measured on mt-dra-cohort and mt-cohort-busy its
+// first-attempt forecasts fell short of the wait (README "Lenders in
+// cohorts").
+func fitsWithinNominal(cqs *schdcache.ClusterQueueSnapshot, info *workload.Info, scratch *refreshScratch) bool {
+	if scratch.demand == nil {
+		scratch.demand = make(map[corev1.ResourceName]int64)
+	}
+	demand := scratch.demand
+	clear(demand)
+	for _, ps := range info.TotalRequests {
+		ps.Requests.ForEach(func(name corev1.ResourceName, v int64) {
+			if v > 0 {
+				demand[name] += v
+			}
+		})
+	}
+	covered := 0
+	for _, rg := range cqs.ResourceGroups {
+		requested := 0
+		for r := range rg.CoveredResources {
+			if _, ok := demand[r]; ok {
+				requested++
+			}
+		}
+		if requested == 0 {
+			continue
+		}
+		covered += requested
+		if !slices.ContainsFunc(rg.Flavors, func(f kueue.ResourceFlavorReference) bool {
+			for r := range rg.CoveredResources {
+				d, ok := demand[r]
+				if !ok {
+					continue
+				}
+				fr := resources.FlavorResource{Flavor: f, Resource: r}
+				nominal := cqs.QuotaFor(fr).Nominal.Int64()
+				if nominal != capacity.Unlimited && cqs.ResourceNode.Usage[fr].Int64()+d > nominal {
+					return false
+				}
+			}
+			return true
+		}) {
+			return false
+		}
+	}
+	return covered == len(demand)
+}
+
+// untriedCandidate is a pending workload, at index in the pending list,
+// whose object shows no refusal of quota (see refusedQuota) and which its
+// ClusterQueue could admit now without borrowing (see fitsWithinNominal):
+// the refresh
+// asks the estimator whether it is untried (see triedBit) and, if so, how
+// long it has waited (see engine.Pending.Untried).
+type untriedCandidate struct {
+	index   int
+	created time.Time
+	waited  float32
+	untried bool
+}
+
+// maxUntriedCandidates bounds the untried candidates of one ClusterQueue
+// per refresh, so that their lookups hold e.mu for microseconds. The roll
+// times by a first attempt only the workloads it admits at its first
+// opportunity: under StrictFIFO the head alone, under BestEffortFIFO the
+// workloads the scheduler has not reached yet, which its cycles reach
+// within seconds of their arrival. A candidate beyond the bound counts as
+// tried.
+const maxUntriedCandidates = 64
 
 // refreshScratches recycles refreshScratch values between refreshes (a
 // refresh takes one for all its ClusterQueues).
@@ -1036,6 +1134,7 @@ func (s *refreshScratch) drop() {
 	clear(s.keys[:s.n])
 	clear(s.pending[:s.n])
 	s.n = 0
+	s.untried = s.untried[:0]
 }
 
 // setQuotablePending records how many Quotable workloads a refresh found
@@ -1092,11 +1191,33 @@ func (e *Estimator) latencyReservoirOf(s *queueStats) *stats.ServiceTimes {
 	return s.admissionLatency
 }
 
+// firstAttemptReservoirOf is the reservoir of first-attempt latencies a
+// ClusterQueue with stats s rolls with: its own once it holds
+// minOwnLatencySamples, else every ClusterQueue's. Under e.mu.
+func (e *Estimator) firstAttemptReservoirOf(s *queueStats) *stats.ServiceTimes {
+	if s.firstAttemptLatency.Len() < minOwnLatencySamples {
+		return e.firstAttemptLatency
+	}
+	return s.firstAttemptLatency
+}
+
+// newSharedLatencies makes an estimator-wide reservoir of latencies, of
+// sharedLatencySampleSize.
+func newSharedLatencies(o options) *stats.ServiceTimes {
+	// The options are validated by New: this cannot fail.
+	r, _ := stats.NewServiceTimes(o.clock, o.rng, stats.ReservoirOptions{
+		Capacity: sharedLatencySampleSize, HalfLife: o.halfLife, MinSamples: 1,
+	})
+	return r
+}
+
 // viewOf is the view of s a roll gets: its own statistics, with the
-// admission latency of latencyOf. Under e.mu.
+// admission latency of latencyOf and the first-attempt latencies of
+// firstAttemptReservoirOf. Under e.mu.
 func (e *Estimator) viewOf(s *queueStats) statsView {
 	v := s.view()
 	v.AdmissionLatency, v.AdmissionLatencySample = e.latencyOf(s)
+	v.FirstAttemptLatencySample = e.firstAttemptReservoirOf(s).AppendValues(nil)
 	return v
 }
 
@@ -1125,9 +1246,23 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 	return d
 }
 
-func (e *Estimator) queueInputs(cqs *schdcache.ClusterQueueSnapshot) queueInputs {
+// queueInputs copies, under e.mu, what the refresh of cqs needs of the
+// estimator's state; for each of the untried candidates (keys are the
+// pending workloads' keys) it sets whether the workload is untried and, if
+// so, how long it has waited at now.
+func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, keys []workload.Reference, untried []untriedCandidate) queueInputs {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for i := range untried {
+		c := &untried[i]
+		p, ok := e.pending[keys[c.index]]
+		if !ok || !p.untried() {
+			continue
+		}
+		if at, ok := p.arrivedAt(c.created); ok {
+			c.untried, c.waited = true, float32(max(now.Sub(at).Seconds(), 0))
+		}
+	}
 	in := queueInputs{admitted: make(map[workload.Reference]time.Time, len(cqs.Workloads))}
 	for key := range cqs.Workloads {
 		if at, ok := e.admittedAt[key]; ok {

@@ -244,8 +244,9 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			delete(e.evictedAt, key)
 		}
 		if preempted {
-			// It re-enters the queue now, with a new ledger line to come.
-			e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
+			// It re-enters the queue now, with a new ledger line to come;
+			// Kueue requeues it with a backoff, not as a first attempt.
+			e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now) | triedBit}
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
@@ -273,8 +274,12 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 // onPendingUpdate marks the ClusterQueues of a workload that is pending
 // before and after an update of its spec (its priority, its LocalQueue, its
 // activation): their pending lists change, with no event of the
-// statistics' to say so.
+// statistics' to say so. An update of its status that refuses it quota
+// (see refusedQuota) marks it tried.
 func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
+	if refusedQuota(newWl) && !sameQuotaReservedCondition(oldWl, newWl) {
+		e.markTried(workload.Key(newWl))
+	}
 	if oldWl.Generation == newWl.Generation {
 		return
 	}
@@ -291,6 +296,37 @@ func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
 	}
 	if ok2 {
 		e.markChanged(after)
+	}
+}
+
+// refusedQuota tells whether wl carries QuotaReserved=False without an
+// admission: the scheduler tried it and could not admit it (it writes that
+// condition with the reason it found, at the first failure and whenever the
+// reason changes), or a controller found it inadmissible.
+func refusedQuota(wl *kueue.Workload) bool {
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+	return c != nil && c.Status == metav1.ConditionFalse && wl.Status.Admission == nil
+}
+
+// sameQuotaReservedCondition tells whether a and b carry the same
+// QuotaReserved condition (status, reason and message), or both none.
+func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
+	ca := apimeta.FindStatusCondition(a.Status.Conditions, kueue.WorkloadQuotaReserved)
+	cb := apimeta.FindStatusCondition(b.Status.Conditions, kueue.WorkloadQuotaReserved)
+	if ca == nil || cb == nil {
+		return ca == cb
+	}
+	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message
+}
+
+// markTried sets triedBit on a pending workload the estimator tracks; it
+// does nothing to one it does not.
+func (e *Estimator) markTried(key workload.Reference) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p, ok := e.pending[key]; ok && p.untried() {
+		p.arrived |= triedBit
+		e.pending[key] = p
 	}
 }
 

@@ -107,8 +107,8 @@ type ledgerStamp struct {
 // (remaining wait from stamp.at, seconds; NaN for none) with the quantiles
 // as the roll gave them, before calibration (the stamp's calibration turns
 // them into the published ones), and when the estimator saw it arrive
-// (see arrivalOffset). A nil stamp means no estimate was published for it
-// yet.
+// (see arrivalOffset), with triedBit. A nil stamp means no estimate was
+// published for it yet.
 type trackedWorkload struct {
 	stamp          *ledgerStamp
 	mean, p50, p90 float32
@@ -117,23 +117,35 @@ type trackedWorkload struct {
 
 // arrivalOffset encodes when a workload created at created (its API
 // timestamp, immutable, whole seconds) was seen arriving at at: the
-// milliseconds in between plus one. 0 means unknown: seen before it was
-// created (clocks disagree) or more than 49 days after.
+// milliseconds in between plus one, below triedBit. 0 means unknown: seen
+// before it was created (clocks disagree) or more than 24 days after.
 func arrivalOffset(created, at time.Time) uint32 {
 	ms := at.Sub(created).Milliseconds()
-	if ms < 0 || ms >= math.MaxUint32-1 {
+	if ms < 0 || ms >= triedBit-1 {
 		return 0
 	}
 	return uint32(ms) + 1
 }
 
+// triedBit, set in trackedWorkload.arrived, says that the workload's
+// admission, when it comes, is not a first attempt's: the scheduler found
+// it inadmissible since it arrived (see Estimator.markTried), or it
+// re-entered the queue after a preemption (Kueue requeues it with a
+// backoff).
+const triedBit = 1 << 31
+
 // arrivedAt decodes the arrival time of a workload created at created.
 func (t trackedWorkload) arrivedAt(created time.Time) (time.Time, bool) {
-	if t.arrived == 0 {
+	offset := t.arrived &^ triedBit
+	if offset == 0 {
 		return time.Time{}, false
 	}
-	return created.Add(time.Duration(t.arrived-1) * time.Millisecond), true
+	return created.Add(time.Duration(offset-1) * time.Millisecond), true
 }
+
+// untried tells whether the scheduler has not found t inadmissible since it
+// arrived (see triedBit).
+func (t trackedWorkload) untried() bool { return t.arrived&triedBit == 0 }
 
 // newLedgerStamp builds the stamp of a refresh of one ClusterQueue from
 // the model it published and the calibration it applied.

@@ -34,6 +34,13 @@ type queueStats struct {
 	// each admission's latency from it (see Estimator.latencyOf).
 	admissionLatency *stats.ServiceTimes
 	freedAt          time.Time
+	// firstAttemptLatency is a reservoir like admissionLatency of the
+	// delays from the arrival of a workload to its admission, for those
+	// the scheduler admitted at its first attempt (never found
+	// inadmissible, see triedBit): the roll times by it the admission of a
+	// pending workload that is untried and fits now (see
+	// forecast.Queue.FirstAttemptLatencySample).
+	firstAttemptLatency *stats.ServiceTimes
 	// preemptionDelay is an EMA of the delay between a preemption (the
 	// victim's eviction seen) and the next admission, the preemptor's.
 	preemptionDelay *stats.EMA
@@ -185,6 +192,11 @@ func (e *Estimator) newQueueStats() *queueStats {
 		HalfLife:   e.opts.halfLife,
 		MinSamples: 1,
 	})
+	firstAttempt, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
+		Capacity:   admissionLatencySampleSize,
+		HalfLife:   e.opts.halfLife,
+		MinSamples: 1,
+	})
 	preemptionDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	writeLag, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	releaseDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
@@ -209,18 +221,19 @@ func (e *Estimator) newQueueStats() *queueStats {
 			})
 			return st
 		},
-		preemptions:      preemptions,
-		admissions:       admissions,
-		service:          service,
-		waits:            waits,
-		admissionLatency: latency,
-		preemptionDelay:  preemptionDelay,
-		writeLag:         writeLag,
-		releaseDelay:     releaseDelay,
-		p50Hits:          p50Hits,
-		p90Hits:          p90Hits,
-		cal50:            cal50,
-		cal90:            cal90,
+		preemptions:         preemptions,
+		admissions:          admissions,
+		service:             service,
+		waits:               waits,
+		admissionLatency:    latency,
+		firstAttemptLatency: firstAttempt,
+		preemptionDelay:     preemptionDelay,
+		writeLag:            writeLag,
+		releaseDelay:        releaseDelay,
+		p50Hits:             p50Hits,
+		p90Hits:             p90Hits,
+		cal50:               cal50,
+		cal90:               cal90,
 	}
 }
 

@@ -99,6 +99,14 @@ type Pending struct {
 	// pending list is in Kueue's order, so priorities do not increase
 	// along it.
 	Priority int32
+	// Untried says that the scheduler has not tried it yet (it has not
+	// found it inadmissible): if it fits at the roll's first admission
+	// opportunity, it is admitted as a workload at its first attempt is
+	// (see [Queue.FirstAttemptLatencySample]).
+	Untried bool
+	// WaitedSeconds is how long an Untried workload has waited since it
+	// arrived (NaN or negative: 0). Ignored for any other.
+	WaitedSeconds float64
 }
 
 // Arrival is a class of future workloads that arrive as a Poisson process
@@ -180,6 +188,20 @@ type Queue struct {
 	// sets the default PreemptionDelaySeconds and the eviction's share of
 	// it. Every value must be finite and ≥ 0.
 	AdmissionLatencySample []float64
+	// FirstAttemptLatencySample, when not empty, holds measured delays in
+	// seconds from the arrival of a workload to its admission, for
+	// workloads the scheduler admitted at its first attempt: the arrival's
+	// event, the wait for the next cycle, the cycle and the admission's
+	// write. A [Pending.Untried] workload that fits at a replica's first
+	// admission opportunity is admitted L − w from now, where w is its
+	// WaitedSeconds and L a uniform draw from the values of the sample
+	// above w: the rest of a first attempt that has not come in w
+	// seconds. That replaces the cycle's phase and an admission latency,
+	// which time the longer path from a completion to the next admission
+	// (the completion's write, the release, the requeue, a cycle and the
+	// admission's write). With no value above w it is admitted as any
+	// other workload. Every value must be finite and ≥ 0.
+	FirstAttemptLatencySample []float64
 	// RandomCyclePhase says that now falls at an unknown point of the
 	// scheduler's cycle: each replica's first admission opportunity comes
 	// U·CyclePeriodSeconds from now, U ~ Uniform[0, 1) drawn per replica,
@@ -508,6 +530,8 @@ func (f *Forecaster) forecast(out []Estimate, q Queue, r *rand.Rand) {
 			if !s.addPending(i, p.Options, maxExec, p.Priority, meanService(p.Priority)) {
 				f.clampToHorizon(e)
 				blocked = q.Policy == StrictFIFO
+			} else if p.Untried {
+				s.markUntried(p.WaitedSeconds)
 			}
 			continue
 		}
@@ -576,6 +600,11 @@ func validate(q Queue, r *rand.Rand) error {
 	for i, l := range q.AdmissionLatencySample {
 		if !nonNegativeFinite(l) {
 			return fmt.Errorf("%w: admission latency sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
+		}
+	}
+	for i, l := range q.FirstAttemptLatencySample {
+		if !nonNegativeFinite(l) {
+			return fmt.Errorf("%w: first-attempt latency sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
 		}
 	}
 	if !nonNegativeFinite(q.PreemptionDelaySeconds) {

@@ -180,6 +180,16 @@ func decodeQueue(d *decoder) Queue {
 			q.LentHolders = append(q.LentHolders, Running{Usage: d.quantities(4), AgeSeconds: d.float(), MaxExecutionSeconds: d.float(), Priority: int32(int8(d.byte()))})
 		}
 	}
+	// Then first-attempt latencies and the pending workloads not tried
+	// yet, with their waits.
+	for range d.byte() % 4 {
+		q.FirstAttemptLatencySample = append(q.FirstAttemptLatencySample, d.float())
+	}
+	for i := range q.Pending {
+		if d.byte()%2 == 0 {
+			q.Pending[i].Untried, q.Pending[i].WaitedSeconds = true, d.float()
+		}
+	}
 	return q
 }
 

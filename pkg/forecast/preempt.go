@@ -254,7 +254,11 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 			continue
 		}
 		if v := ro.firstFit(w.opts); v >= 0 {
-			j, at = ro.admitWaiter(w, v, t, ro.admissionLatency())
+			entry := -1
+			if w.src == srcHead || w.src == srcShape {
+				entry = int(w.ref)
+			}
+			j, at = ro.admitWaiter(w, v, t, ro.latencyOf(entry, t))
 			return true, j, at, 0
 		}
 		if p.count < p.max {

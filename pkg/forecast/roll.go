@@ -39,7 +39,11 @@ type roller struct {
 	latency     float64
 	// latencies, when not empty, replace latency by a draw per admission.
 	latencies []float64
-	horizon   float64
+	// firstAttempt is Queue.FirstAttemptLatencySample (only read); start
+	// is the replica's first admission opportunity (see latencyOf).
+	firstAttempt []float64
+	start        float64
+	horizon      float64
 	// ceiling caps any drawn duration: anything longer than the horizon
 	// behaves the same, and a finite cap keeps all times finite.
 	ceiling float64
@@ -96,21 +100,22 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		cycle:   q.CyclePeriodSeconds,
 		latency: q.AdmissionLatencySeconds,
 		// The sample is only read.
-		latencies:   q.AdmissionLatencySample,
-		randomPhase: q.RandomCyclePhase,
-		horizon:     f.horizonSeconds,
-		ceiling:     min(2*f.horizonSeconds, math.MaxFloat64),
-		samples:     f.samples,
-		budget:      64*(m+len(s.running)) + len(s.holders) + 4096 + arrivalBudget(s.arrivals, f.horizonSeconds),
-		free:        make([]int64, s.dims),
-		heap:        make([]event, 0, len(s.running)+m),
-		cursor:      make([]int32, len(s.shapes)),
-		arrQ:        make([][]float64, len(s.arrivals)),
-		arrHead:     make([]int, len(s.arrivals)),
-		nextArr:     make([]float64, len(s.arrivals)),
-		timesBuf:    takeTimes((m + 2) * f.samples),
-		h0:          m / 2,
-		loWork:      workOf(s.entries[:m/2]),
+		latencies:    q.AdmissionLatencySample,
+		firstAttempt: q.FirstAttemptLatencySample,
+		randomPhase:  q.RandomCyclePhase,
+		horizon:      f.horizonSeconds,
+		ceiling:      min(2*f.horizonSeconds, math.MaxFloat64),
+		samples:      f.samples,
+		budget:       64*(m+len(s.running)) + len(s.holders) + 4096 + arrivalBudget(s.arrivals, f.horizonSeconds),
+		free:         make([]int64, s.dims),
+		heap:         make([]event, 0, len(s.running)+m),
+		cursor:       make([]int32, len(s.shapes)),
+		arrQ:         make([][]float64, len(s.arrivals)),
+		arrHead:      make([]int, len(s.arrivals)),
+		nextArr:      make([]float64, len(s.arrivals)),
+		timesBuf:     takeTimes((m + 2) * f.samples),
+		h0:           m / 2,
+		loWork:       workOf(s.entries[:m/2]),
 	}
 	buf := *ro.timesBuf
 	ro.times, ro.lo, ro.hi = buf[:m*f.samples], buf[m*f.samples:(m+1)*f.samples], buf[(m+1)*f.samples:]
@@ -256,6 +261,7 @@ func (ro *roller) replica(rep int) {
 	if ro.randomPhase && ro.cycle > 0 {
 		nextAllowed = ro.rng.Float64() * ro.cycle
 	}
+	ro.start = nextAllowed
 	admitted, events := 0, 0
 	admittedWork, lo := 0.0, -1.0
 loop:
@@ -317,7 +323,7 @@ loop:
 			}
 			if j >= 0 || c >= 0 {
 				ro.take(v)
-				latency := ro.admissionLatency()
+				latency := ro.latencyOf(j, t)
 				var bound float64
 				var priority int32
 				if j >= 0 {
@@ -429,6 +435,41 @@ func (ro *roller) admissionLatency() float64 {
 		return ro.latencies[ro.rng.IntN(n)]
 	}
 	return ro.latency
+}
+
+// latencyOf is the latency of entry j's admission decided at t (j < 0: an
+// arrival's). For an untried entry at the replica's first admission
+// opportunity it is max(L − w − t, 0), where w is what the entry has waited
+// and L a uniform draw from the first-attempt latencies above w (see
+// Queue.FirstAttemptLatencySample): the entry is admitted L − w from now (L
+// already holds the wait for a cycle), or at t when the drawn phase t comes
+// later (an admission never precedes its decision). Any other admission,
+// and one of an entry that has waited as long as every first attempt took,
+// draws admissionLatency.
+func (ro *roller) latencyOf(j int, t float64) float64 {
+	if j < 0 || t != ro.start || len(ro.firstAttempt) == 0 || !ro.s.entries[j].untried {
+		return ro.admissionLatency()
+	}
+	w := float64(ro.s.entries[j].waited)
+	above := 0
+	for _, l := range ro.firstAttempt {
+		if l > w {
+			above++
+		}
+	}
+	if above == 0 {
+		return ro.admissionLatency()
+	}
+	k := ro.rng.IntN(above)
+	for _, l := range ro.firstAttempt {
+		if l > w {
+			if k == 0 {
+				return max(min(l-w, ro.ceiling)-t, 0)
+			}
+			k--
+		}
+	}
+	return ro.admissionLatency() // not reached: k < above
 }
 
 // addLateness accumulates replica rep's lateness of the first h0 entries.

@@ -51,10 +51,13 @@ type runEntry struct {
 // entry is one pending workload in the roll, in queue order.
 type entry struct {
 	pos      int // index in Queue.Pending
-	shape    int32
 	maxExec  float64
-	priority int32
 	work     float64 // dominant share × bounded mean service, for extrapolation
+	shape    int32
+	priority int32
+	// waited is how long an untried entry has waited (see Pending.Untried).
+	waited  float32
+	untried bool
 }
 
 // shape is a distinct list of fitting options, with the entries that share
@@ -352,6 +355,17 @@ func (s *scene) addPending(pos int, options []capacity.Quantities, maxExec float
 		work:     share * boundedMean(meanService, maxExec),
 	})
 	return true
+}
+
+// markUntried marks the last entry added as Pending.Untried, waiting for
+// waited seconds (NaN or negative: 0).
+func (s *scene) markUntried(waited float64) {
+	e := &s.entries[len(s.entries)-1]
+	e.untried = true
+	e.waited = float32(max(waited, 0))
+	if math.IsNaN(waited) {
+		e.waited = 0
+	}
 }
 
 func (s *scene) addArrival(a Arrival) {

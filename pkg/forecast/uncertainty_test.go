@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -65,6 +66,90 @@ func TestAdmissionLatencySample(t *testing.T) {
 				Service:                 svc,
 				AdmissionLatencySeconds: tc.latency,
 				AdmissionLatencySample:  tc.sample,
+			}
+			got := summarize(mustForecast(t, f, q, 3))
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, tc.tolerance)); diff != "" {
+				t.Errorf("estimates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFirstAttemptLatency: an untried workload that fits at the roll's
+// start is admitted L − w from now, L drawn from the first-attempt
+// latencies above its wait w, in place of the cycle's phase and the
+// admission latency (2 s here); any other admission keeps the latter.
+func TestFirstAttemptLatency(t *testing.T) {
+	f := mustNew(t, WithSamples(4000))
+	firstAttempt := []float64{0.4, 0.1, 0.5, 0.3, 0.2}
+	cases := map[string]struct {
+		pending []Pending
+		sample  []float64
+		preempt PreemptionPolicy
+		// tolerance is absolute, in seconds.
+		tolerance float64
+		want      []summary
+	}{
+		"a tried workload waits for the admission latency": {
+			pending: []Pending{{Options: []capacity.Quantities{cpu(500)}, Quotable: true, WaitedSeconds: 0.25}},
+			sample:  firstAttempt,
+			want:    []summary{{2, 2, 2}},
+		},
+		// L uniform on {0.3, 0.4, 0.5}, the values above 0.25: admitted
+		// at 0.05, 0.15 or 0.25 from now.
+		"an untried workload draws from the latencies above its wait": {
+			pending:   []Pending{{Options: []capacity.Quantities{cpu(500)}, Quotable: true, Untried: true, WaitedSeconds: 0.25}},
+			sample:    firstAttempt,
+			tolerance: 0.01,
+			want:      []summary{{0.15, 0.15, 0.25}},
+		},
+		// Uniform on {0.1, …, 0.5}: mean 0.3, P50 0.3, P90 0.5.
+		"no wait, the whole sample": {
+			pending:   []Pending{{Options: []capacity.Quantities{cpu(500)}, Quotable: true, Untried: true, WaitedSeconds: math.NaN()}},
+			sample:    firstAttempt,
+			tolerance: 0.01,
+			want:      []summary{{0.3, 0.3, 0.5}},
+		},
+		// Two priorities: the roll takes the preempting path.
+		"the same with preemption on": {
+			pending:   []Pending{{Options: []capacity.Quantities{cpu(500)}, Quotable: true, Untried: true, WaitedSeconds: 0.25, Priority: 1}},
+			sample:    firstAttempt,
+			preempt:   PreemptionLowerPriority,
+			tolerance: 0.01,
+			want:      []summary{{0.15, 0.15, 0.25}},
+		},
+		"waited as long as any first attempt took": {
+			pending: []Pending{{Options: []capacity.Quantities{cpu(500)}, Quotable: true, Untried: true, WaitedSeconds: 0.5}},
+			sample:  firstAttempt,
+			want:    []summary{{2, 2, 2}},
+		},
+		"without a sample": {
+			pending: []Pending{{Options: []capacity.Quantities{cpu(500)}, Quotable: true, Untried: true}},
+			want:    []summary{{2, 2, 2}},
+		},
+		// The second one does not fit at the start (one slot of 500 free
+		// after the first): it is admitted when the first ends (100 s after
+		// its admission at 0.1 … 0.5), 2 s later.
+		"only at the first opportunity": {
+			pending: []Pending{
+				{Options: []capacity.Quantities{cpu(500)}, Quotable: true, Untried: true},
+				{Options: []capacity.Quantities{cpu(1000)}, Quotable: true, Untried: true},
+			},
+			sample:    firstAttempt,
+			tolerance: 0.01,
+			want:      []summary{{0.3, 0.3, 0.5}, {102.3, 102.3, 102.5}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := Queue{
+				Capacity:                  cpu(1000),
+				Running:                   []Running{{Usage: cpu(500)}},
+				Pending:                   tc.pending,
+				Service:                   mustDeterministic(t, 100),
+				AdmissionLatencySeconds:   2,
+				FirstAttemptLatencySample: tc.sample,
+				WithinClusterQueue:        tc.preempt,
 			}
 			got := summarize(mustForecast(t, f, q, 3))
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, tc.tolerance)); diff != "" {
@@ -197,8 +282,12 @@ func TestForecastRejectsBadLatencySample(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			q := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: mustDeterministic(t, 1), AdmissionLatencySample: sample}
-			if _, err := f.Forecast(q, rand.New(rand.NewPCG(1, 1))); err == nil {
-				t.Fatal("Forecast accepted a bad latency sample")
+			if _, err := f.Forecast(q, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, ErrInvalidQueue) {
+				t.Fatalf("Forecast with a bad latency sample: err %v, want ErrInvalidQueue", err)
+			}
+			q.AdmissionLatencySample, q.FirstAttemptLatencySample = nil, sample
+			if _, err := f.Forecast(q, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, ErrInvalidQueue) {
+				t.Fatalf("Forecast with a bad first-attempt latency sample: err %v, want ErrInvalidQueue", err)
 			}
 		})
 	}
@@ -238,6 +327,9 @@ func TestUncertaintyProperties(t *testing.T) {
 			AdmissionLatencySample:  latencies,
 			PreemptedRestart:        r.IntN(2) == 0,
 		}
+		for range r.IntN(4) {
+			q.FirstAttemptLatencySample = append(q.FirstAttemptLatencySample, 0.5*r.Float64())
+		}
 		demand := func() capacity.Quantities {
 			return cpuMem(int64(100+r.IntN(3000)), int64(r.IntN(4))*gi)
 		}
@@ -246,7 +338,8 @@ func TestUncertaintyProperties(t *testing.T) {
 		}
 		n := r.IntN(150)
 		for i := range n {
-			q.Pending = append(q.Pending, Pending{ID: fmt.Sprint(i), Options: []capacity.Quantities{demand()}, Quotable: r.IntN(10) > 0, Priority: int32(2 - 3*i/max(n, 1))})
+			q.Pending = append(q.Pending, Pending{ID: fmt.Sprint(i), Options: []capacity.Quantities{demand()}, Quotable: r.IntN(10) > 0, Priority: int32(2 - 3*i/max(n, 1)),
+				Untried: r.IntN(2) == 0, WaitedSeconds: []float64{0, 0.2, math.NaN(), math.Inf(1), -1}[r.IntN(5)]})
 		}
 		for range r.IntN(3) {
 			q.Arrivals = append(q.Arrivals, Arrival{RatePerSecond: 0.5 * r.Float64(), Options: []capacity.Quantities{demand()}, Priority: int32(r.IntN(4))})
