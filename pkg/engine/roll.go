@@ -109,9 +109,12 @@ type Pending struct {
 	// WaitedSeconds is how long it has waited since it arrived; read only
 	// when Untried.
 	WaitedSeconds float32
-	// Untried says that the scheduler has not tried it yet: if it fits
-	// now, its admission is timed by Stats.FirstAttemptLatencySample (see
-	// forecast.Pending.Untried).
+	// Untried says that the scheduler has not tried it yet and that its
+	// ClusterQueue could admit it now without borrowing: if it fits at the
+	// roll's first admission opportunity, its admission is timed by
+	// Stats.FirstAttemptLatencySample (see forecast.Pending.Untried). The
+	// caller leaves it unset for a workload that would fit only by
+	// borrowing, which competes for the cohort's quota.
 	Untried bool
 }
 
@@ -356,6 +359,19 @@ func forecastCapacity(cq *capacity.ClusterQueue) capacity.Quantities {
 		}
 	}
 	nominal.Add(borrowable)
+	return nominal
+}
+
+// nominalCapacity is the nominal quota of every flavor-resource of cq.
+func nominalCapacity(cq *capacity.ClusterQueue) capacity.Quantities {
+	nominal := make(capacity.Quantities)
+	for _, g := range cq.ResourceGroups {
+		for _, f := range g.Flavors {
+			for i, r := range g.Resources {
+				nominal[capacity.FlavorResource{Flavor: f.Name, Resource: r}] = f.Quotas[i].Nominal
+			}
+		}
+	}
 	return nominal
 }
 

@@ -262,4 +262,22 @@ func TestRollTimesAnUntriedWorkloadByItsFirstAttempt(t *testing.T) {
 		t.Errorf("what-if at position %d waits %.3f s on average; want position 0 and a first attempt's 0.1 to 0.4 s",
 			got.Position, got.Raw.ExpectedWaitSeconds)
 	}
+
+	// With all four running (its 2 CPU nominal quota used) and 1 CPU it
+	// can borrow, the what-if fits at the head only by borrowing: it is
+	// timed as any admission, 2 s.
+	borrowing := paperQueue()
+	quota := &borrowing.Capacity.ResourceGroups[0].Flavors[0].Quotas[0]
+	quota.Borrowable, quota.ExpectedBorrowable = 1000, 1000
+	borrowing.Stats.AdmissionLatency = 2
+	borrowing.Stats.FirstAttemptLatencySample = []float64{0.1, 0.3, 0.4}
+	rolled, err = e.Roll(borrowing, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = e.WhatIf(rolled.Scene, cpuShape(500), 100, 0)
+	if got.Position != 0 || math.Abs(got.Raw.ExpectedWaitSeconds-2) > 0.001 {
+		t.Errorf("what-if that borrows, at position %d, waits %.3f s on average; want position 0 and the admission latency's 2 s",
+			got.Position, got.Raw.ExpectedWaitSeconds)
+	}
 }

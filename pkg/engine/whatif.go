@@ -192,10 +192,12 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 		out.Unfeasible, out.Reason = true, c.Reason
 		return out
 	}
-	// Submitted now, the scheduler has not tried it yet.
+	options := demandOptions(s.capacity, demand)
+	// Submitted now, the scheduler has not tried it yet: it is timed by a
+	// first attempt if it fits without borrowing (see Pending.Untried).
 	hypothetical := forecast.Pending{
-		ID: whatIfID, Options: demandOptions(s.capacity, demand), Quotable: true,
-		MaxExecutionSeconds: maxExec, Priority: priority, Untried: true,
+		ID: whatIfID, Options: options, Quotable: true,
+		MaxExecutionSeconds: maxExec, Priority: priority, Untried: fitsNominalQuota(s.capacity, &s.queue, options),
 	}
 	if s.queue.Service == nil {
 		if out.Position == 0 && fitsFreeQuota(&s.queue, hypothetical.Options) {
@@ -231,6 +233,17 @@ func fitsFreeQuota(q *forecast.Queue, options []capacity.Quantities) bool {
 		free.Sub(r.Usage)
 	}
 	free.Sub(q.Lent)
+	return slices.ContainsFunc(options, free.Fits)
+}
+
+// fitsNominalQuota reports whether one of options fits the nominal quota
+// of cq less the usage of q's running workloads (its own): admitted now, it
+// would not borrow. An Unlimited dimension never binds.
+func fitsNominalQuota(cq *capacity.ClusterQueue, q *forecast.Queue, options []capacity.Quantities) bool {
+	free := nominalCapacity(cq)
+	for _, r := range q.Running {
+		free.Sub(r.Usage)
+	}
 	return slices.ContainsFunc(options, free.Fits)
 }
 
