@@ -251,8 +251,9 @@ func fitsNominalQuota(cq *capacity.ClusterQueue, q *forecast.Queue, options []ca
 // law: nothing is known of service times, but the workload would be at the
 // head of the queue (out.Position 0) and fits the quota free now, so the
 // roll admits it at its first opportunity — after a first-attempt latency
-// when the scene has a sample of them (see
-// forecast.Queue.FirstAttemptLatencySample), else after the cycle's phase,
+// when it fits without borrowing (p.Untried) and the scene has a sample of
+// them (see forecast.Queue.FirstAttemptLatencySample), else after the
+// cycle's phase,
 // when the scene has one, and one admission latency — whatever the running
 // workloads' residuals. It rolls the workload alone (the pending workloads
 // are all behind it) with a stand-in law, which no figure depends on, and

@@ -1031,8 +1031,11 @@ type refreshScratch struct {
 	// untried are the candidates of the ClusterQueue being refreshed (see
 	// untriedCandidate).
 	untried []untriedCandidate
-	// demand is fitsWithinNominal's sum of a workload's requests.
-	demand map[corev1.ResourceName]int64
+	// demand is fitsWithinNominal's sum of a workload's requests, and
+	// addDemand adds one request to it: bound once, so that passing it to
+	// Requests.ForEach does not allocate a closure per pod set.
+	demand    map[corev1.ResourceName]int64
+	addDemand func(corev1.ResourceName, int64)
 }
 
 // fitsWithinNominal reports whether a ClusterQueue's own quota has room
@@ -1050,16 +1053,18 @@ type refreshScratch struct {
 // cohorts").
 func fitsWithinNominal(cqs *schdcache.ClusterQueueSnapshot, info *workload.Info, scratch *refreshScratch) bool {
 	if scratch.demand == nil {
-		scratch.demand = make(map[corev1.ResourceName]int64)
+		demand := make(map[corev1.ResourceName]int64)
+		scratch.demand = demand
+		scratch.addDemand = func(name corev1.ResourceName, v int64) {
+			if v > 0 {
+				demand[name] += v
+			}
+		}
 	}
 	demand := scratch.demand
 	clear(demand)
 	for _, ps := range info.TotalRequests {
-		ps.Requests.ForEach(func(name corev1.ResourceName, v int64) {
-			if v > 0 {
-				demand[name] += v
-			}
-		})
+		ps.Requests.ForEach(scratch.addDemand)
 	}
 	covered := 0
 	for _, rg := range cqs.ResourceGroups {
