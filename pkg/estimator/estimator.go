@@ -919,12 +919,16 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	defer scratch.drop()
 
 	classes := newDemandClasses()
+	examined := 0
 	for i, info := range pending {
 		keys[i] = workload.Key(info.Obj)
 		pendingIn = append(pendingIn, engine.Pending{ID: string(keys[i]), Class: classes.of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
-		if len(scratch.untried) < maxUntriedCandidates && !refusedQuota(info.Obj) && fitsWithinNominal(cqs, info, scratch) {
-			scratch.untried = append(scratch.untried, untriedCandidate{index: i, created: info.Obj.CreationTimestamp.Time})
+		if examined < maxUntriedCandidates && !refusedQuota(info.Obj) {
+			examined++
+			if fitsWithinNominal(cqs, info, scratch) {
+				scratch.untried = append(scratch.untried, untriedCandidate{index: i, created: info.Obj.CreationTimestamp.Time})
+			}
 		}
 	}
 	in := e.queueInputs(now, cqs, keys, scratch.untried)
@@ -1111,12 +1115,14 @@ type untriedCandidate struct {
 	untried bool
 }
 
-// maxUntriedCandidates bounds the untried candidates of one ClusterQueue
-// per refresh, so that their lookups hold e.mu for microseconds. The roll
-// times by a first attempt only the workloads it admits at its first
-// opportunity: under StrictFIFO the head alone, under BestEffortFIFO the
-// workloads the scheduler has not reached yet, which its cycles reach
-// within seconds of their arrival. A candidate beyond the bound counts as
+// maxUntriedCandidates bounds the pending workloads of one ClusterQueue a
+// refresh examines as untried candidates (the first in queue order whose
+// objects show no refusal of quota), so that the check of their quota and
+// their lookups under e.mu take microseconds whatever the queue's length.
+// The roll times by a first attempt only the workloads it admits at its
+// first opportunity: under StrictFIFO the head alone, under BestEffortFIFO
+// the workloads the scheduler has not reached yet, which its cycles reach
+// within seconds of their arrival. A workload beyond the bound counts as
 // tried.
 const maxUntriedCandidates = 64
 

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -273,6 +274,53 @@ func TestFitsWithinNominal(t *testing.T) {
 			var scratch refreshScratch
 			if got := fitsWithinNominal(snap.ClusterQueue(tc.queue), workload.NewInfo(tc.workload), &scratch); got != tc.want {
 				t.Errorf("fitsWithinNominal = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRefreshExaminesBoundedUntriedCandidates: behind n pending 1-CPU
+// workloads that do not fit the 0.5 CPU left, a 500m workload fits now and
+// is admitted at the roll's first opportunity. A refresh examines only the
+// first maxUntriedCandidates pending workloads as untried candidates: it
+// is timed by its first attempt behind maxUntriedCandidates−1 of them, and
+// as any admission behind maxUntriedCandidates.
+func TestRefreshExaminesBoundedUntriedCandidates(t *testing.T) {
+	cases := map[string]struct {
+		ahead int
+		want  time.Duration
+	}{
+		"within the bound": {ahead: maxUntriedCandidates - 1, want: 200 * time.Millisecond},
+		"beyond the bound": {ahead: maxUntriedCandidates, want: 5 * time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := paperObjects()
+			objs.running = objs.running[:3]
+			objs.pending = nil
+			for i := range tc.ahead {
+				objs.pending = append(objs.pending, pendingWorkload(fmt.Sprintf("big%02d", i), "1", t0.Add(-10*time.Second+time.Duration(i)*time.Millisecond)))
+			}
+			small := pendingWorkload("small", "500m", t0.Add(-time.Second))
+			objs.pending = append(objs.pending, small)
+			env, _, e := warmRecordingEstimator(t, objs)
+			e.WorkloadEventHandler().OnAdd(small, false)
+			e.mu.Lock()
+			for range minOwnLatencySamples {
+				e.statsFor("cq").firstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
+				e.statsFor("cq").admissionLatency.ObserveAt(env.clock.Now(), 5)
+			}
+			e.mu.Unlock()
+			env.clock.Step(100 * time.Millisecond)
+			e.Refresh(env.ctx)
+			est, ok := e.Results().Workload(workload.Key(small))
+			if !ok || !est.HasWait {
+				t.Fatalf("no wait published for the small workload: %+v", est)
+			}
+			got := []float64{est.ExpectedWait.Seconds(), est.P50.Seconds(), est.P90.Seconds()}
+			want := []float64{tc.want.Seconds(), tc.want.Seconds(), tc.want.Seconds()}
+			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 0.001)); diff != "" {
+				t.Errorf("the small workload's mean, P50 and P90 (-want +got):\n%s", diff)
 			}
 		})
 	}
