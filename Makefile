@@ -141,7 +141,7 @@ demo: envtest cluster-tools manifests image build ## The main job: Jobs through 
 	$(CLUSTER_ENV) PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime demo $(DEMO_ARGS)
 
 .PHONY: eval
-eval: envtest build ## Every evaluation scenario on the real scheduler into test/eval/results (25 min on 2 cores).
+eval: envtest build ## Every evaluation scenario on the real scheduler into test/eval/results (about 32 min on 2 cores).
 	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(EVAL_ARGS); \
 	echo "eval: wall time $$((SECONDS - start)) s"
 	bin/kueue-waittime eval --summarize test/eval/results
