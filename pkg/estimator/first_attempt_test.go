@@ -149,23 +149,7 @@ func TestRefreshTimesAnUntriedHeadByItsFirstAttempt(t *testing.T) {
 			if tc.refusedSeen {
 				e.WorkloadEventHandler().OnUpdate(p0, refusedCopy(p0, "couldn't assign flavors", t0))
 			}
-			e.mu.Lock()
-			for range minOwnLatencySamples {
-				e.statsFor("cq").firstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
-				e.statsFor("cq").admissionLatency.ObserveAt(env.clock.Now(), 5)
-			}
-			e.mu.Unlock()
-			env.clock.Step(100 * time.Millisecond)
-			e.Refresh(env.ctx)
-			est, ok := e.Results().Workload(workload.Key(p0))
-			if !ok || !est.HasWait {
-				t.Fatalf("no wait published for p0: %+v", est)
-			}
-			got := []float64{est.ExpectedWait.Seconds(), est.P50.Seconds(), est.P90.Seconds()}
-			want := []float64{tc.want.Seconds(), tc.want.Seconds(), tc.want.Seconds()}
-			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 0.001)); diff != "" {
-				t.Errorf("p0's mean, P50 and P90 (-want +got):\n%s", diff)
-			}
+			refreshWithLatencies(t, env, e, "cq", p0, tc.want)
 		})
 	}
 }
@@ -213,23 +197,7 @@ func TestRefreshTimesByAFirstAttemptOnlyWithoutBorrowing(t *testing.T) {
 			env, _, e := warmRecordingEstimator(t, objs)
 			p0 := objs.pending[0]
 			e.WorkloadEventHandler().OnAdd(p0, false)
-			e.mu.Lock()
-			for range minOwnLatencySamples {
-				e.statsFor("borrower").firstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
-				e.statsFor("borrower").admissionLatency.ObserveAt(env.clock.Now(), 5)
-			}
-			e.mu.Unlock()
-			env.clock.Step(100 * time.Millisecond)
-			e.Refresh(env.ctx)
-			est, ok := e.Results().Workload(workload.Key(p0))
-			if !ok || !est.HasWait {
-				t.Fatalf("no wait published for p0: %+v", est)
-			}
-			got := []float64{est.ExpectedWait.Seconds(), est.P50.Seconds(), est.P90.Seconds()}
-			want := []float64{tc.want.Seconds(), tc.want.Seconds(), tc.want.Seconds()}
-			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 0.001)); diff != "" {
-				t.Errorf("p0's mean, P50 and P90 (-want +got):\n%s", diff)
-			}
+			refreshWithLatencies(t, env, e, "borrower", p0, tc.want)
 		})
 	}
 }
@@ -305,23 +273,32 @@ func TestRefreshExaminesBoundedUntriedCandidates(t *testing.T) {
 			objs.pending = append(objs.pending, small)
 			env, _, e := warmRecordingEstimator(t, objs)
 			e.WorkloadEventHandler().OnAdd(small, false)
-			e.mu.Lock()
-			for range minOwnLatencySamples {
-				e.statsFor("cq").firstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
-				e.statsFor("cq").admissionLatency.ObserveAt(env.clock.Now(), 5)
-			}
-			e.mu.Unlock()
-			env.clock.Step(100 * time.Millisecond)
-			e.Refresh(env.ctx)
-			est, ok := e.Results().Workload(workload.Key(small))
-			if !ok || !est.HasWait {
-				t.Fatalf("no wait published for the small workload: %+v", est)
-			}
-			got := []float64{est.ExpectedWait.Seconds(), est.P50.Seconds(), est.P90.Seconds()}
-			want := []float64{tc.want.Seconds(), tc.want.Seconds(), tc.want.Seconds()}
-			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 0.001)); diff != "" {
-				t.Errorf("the small workload's mean, P50 and P90 (-want +got):\n%s", diff)
-			}
+			refreshWithLatencies(t, env, e, "cq", small, tc.want)
 		})
+	}
+}
+
+// refreshWithLatencies gives ClusterQueue cq minOwnLatencySamples
+// first-attempt latencies of 0.3 s and admission latencies of 5 s,
+// refreshes 100 ms later, and checks that wl's published mean, P50 and P90
+// are all want.
+func refreshWithLatencies(t *testing.T, env *testEnv, e *Estimator, cq kueue.ClusterQueueReference, wl *kueue.Workload, want time.Duration) {
+	t.Helper()
+	e.mu.Lock()
+	for range minOwnLatencySamples {
+		e.statsFor(cq).firstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
+		e.statsFor(cq).admissionLatency.ObserveAt(env.clock.Now(), 5)
+	}
+	e.mu.Unlock()
+	env.clock.Step(100 * time.Millisecond)
+	e.Refresh(env.ctx)
+	est, ok := e.Results().Workload(workload.Key(wl))
+	if !ok || !est.HasWait {
+		t.Fatalf("no wait published for %s: %+v", wl.Name, est)
+	}
+	got := []float64{est.ExpectedWait.Seconds(), est.P50.Seconds(), est.P90.Seconds()}
+	w := []float64{want.Seconds(), want.Seconds(), want.Seconds()}
+	if diff := cmp.Diff(w, got, cmpopts.EquateApprox(0, 0.001)); diff != "" {
+		t.Errorf("%s's mean, P50 and P90 (-want +got):\n%s", wl.Name, diff)
 	}
 }
