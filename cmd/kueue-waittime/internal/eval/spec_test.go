@@ -433,6 +433,10 @@ func TestLoadSpecFiles(t *testing.T) {
 		// 1,200) than the 150..400 of the other scenarios, for enough
 		// bursts a replica.
 		bursts bool
+		// focused: one level and four seeds of up to 1,200 workloads, to
+		// score many workloads of one kind in a run (mt-lenders' lenders)
+		// rather than sweep the load.
+		focused bool
 	}{
 		"quick.yaml":          {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
 		"smoke.yaml":          {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
@@ -445,6 +449,8 @@ func TestLoadSpecFiles(t *testing.T) {
 		"mt-cohort-busy.yaml": {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"lender", 4, "cpu"}}, workloads: 300},
 		"mt-priority.yaml":    {queues: []queue{{"shared", 4, "cpu"}}, workloads: 180},
 		"mt-mixed.yaml":       {queues: []queue{{"mixed", 5, "cpu"}}, workloads: 180},
+		"mt-lenders.yaml": {queues: []queue{{"borrower", 4, "cpu"}, {"lender-1", 4, "cpu"}, {"lender-2", 4, "cpu"},
+			{"lender-3", 4, "cpu"}, {"lender-4", 4, "cpu"}}, workloads: 1000, focused: true},
 		"mt-dra-cohort.yaml": {
 			queues: []queue{{"train", 2, "example.com/gpu"}, {"infer", 4, "example.com/gpu"}}, dra: true, workloads: 240,
 		},
@@ -521,14 +527,21 @@ func TestLoadSpecFiles(t *testing.T) {
 				}
 				return
 			}
-			if *s.Seeds != 3 {
-				t.Errorf("seeds = %d, want 3", *s.Seeds)
-			}
-			if n := len(s.Levels); n < 2 || n > 3 {
-				t.Errorf("%d levels, want 2 or 3", n)
-			}
-			if most := map[bool]int{false: 400, true: 1200}[tc.bursts]; s.Workloads < 150 || s.Workloads > most {
-				t.Errorf("workloads = %d, want 150..%d", s.Workloads, most)
+			switch {
+			case tc.focused:
+				if *s.Seeds != 4 || len(s.Levels) != 1 || s.Workloads < 150 || s.Workloads > 1200 {
+					t.Errorf("focused scenario: %d seeds, %d levels, %d workloads; want 4 seeds of one level, 150..1200 workloads", *s.Seeds, len(s.Levels), s.Workloads)
+				}
+			default:
+				if *s.Seeds != 3 {
+					t.Errorf("seeds = %d, want 3", *s.Seeds)
+				}
+				if n := len(s.Levels); n < 2 || n > 3 {
+					t.Errorf("%d levels, want 2 or 3", n)
+				}
+				if most := map[bool]int{false: 400, true: 1200}[tc.bursts]; s.Workloads < 150 || s.Workloads > most {
+					t.Errorf("workloads = %d, want 150..%d", s.Workloads, most)
+				}
 			}
 			// Each replica's arrivals span at most ~150 s.
 			for _, l := range s.Levels {
