@@ -26,7 +26,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-OUT=${BENCH_OUT:-${ROOT}/_output/bench-estimator}
+OUT=$(realpath -m "${BENCH_OUT:-${ROOT}/_output/bench-estimator}")  # absolute: the benchmarks run in their package directories
 mkdir -p "${OUT}"
 RAW="${OUT}/raw.txt"
 : > "${RAW}"
