@@ -110,9 +110,10 @@ type Pending struct {
 	// when Untried.
 	WaitedSeconds float32
 	// Untried says that the scheduler has not tried it yet and that its
-	// ClusterQueue could admit it now without borrowing: if it fits at the
-	// roll's first admission opportunity, its admission is timed by
-	// Stats.FirstAttemptLatencySample (see forecast.Pending.Untried). The
+	// ClusterQueue could admit it now without borrowing: if the roll
+	// admits it before passing over any pending workload, its admission
+	// is timed by Stats.FirstAttemptLatencySample (see
+	// forecast.Pending.Untried). The
 	// caller leaves it unset for a workload that would fit only by
 	// borrowing, which competes for the cohort's quota.
 	Untried bool

@@ -100,9 +100,9 @@ type Pending struct {
 	// along it.
 	Priority int32
 	// Untried says that the scheduler has not tried it yet (it has not
-	// found it inadmissible): if it fits at the roll's first admission
-	// opportunity, it is admitted as a workload at its first attempt is
-	// (see [Queue.FirstAttemptLatencySample]).
+	// found it inadmissible): if it is admitted before the roll passes
+	// over any pending workload, it is admitted as a workload at its first
+	// attempt is (see [Queue.FirstAttemptLatencySample]).
 	Untried bool
 	// WaitedSeconds is how long an Untried workload has waited since it
 	// arrived (NaN or negative: 0). Ignored for any other.
@@ -192,15 +192,19 @@ type Queue struct {
 	// seconds from the arrival of a workload to its admission, for
 	// workloads the scheduler admitted at its first attempt: the arrival's
 	// event, the wait for the next cycle, the cycle and the admission's
-	// write. A [Pending.Untried] workload that fits at a replica's first
-	// admission opportunity is admitted L − w from now, where w is its
-	// WaitedSeconds and L a uniform draw from the values of the sample
-	// above w: the rest of a first attempt that has not come in w
-	// seconds. That replaces the cycle's phase and an admission latency,
-	// which time the longer path from a completion to the next admission
-	// (the completion's write, the release, the requeue, a cycle and the
-	// admission's write). With no value above w it is admitted as any
-	// other workload. Every value must be finite and ≥ 0.
+	// write. A [Pending.Untried] workload admitted in a replica before
+	// any pending workload was passed over (it did not fit, or needed a
+	// preemption) — at the first admission opportunity, or at one of the
+	// cycles right after it while all that is pending fits, as a burst's
+	// workloads are — is admitted L − w from now, or at its turn if that
+	// comes later, where w is its WaitedSeconds and L a uniform draw from
+	// the values of the sample above w: the rest of a first attempt that
+	// has not come in w seconds. That replaces the cycle's phase and an
+	// admission latency, which time the longer path from a completion to
+	// the next admission (the completion's write, the release, the
+	// requeue, a cycle and the admission's write). With no value above w
+	// it is admitted as any other workload. Every value must be finite
+	// and ≥ 0.
 	FirstAttemptLatencySample []float64
 	// RandomCyclePhase says that now falls at an unknown point of the
 	// scheduler's cycle: each replica's first admission opportunity comes

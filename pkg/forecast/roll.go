@@ -39,10 +39,16 @@ type roller struct {
 	latency     float64
 	// latencies, when not empty, replace latency by a draw per admission.
 	latencies []float64
-	// firstAttempt is Queue.FirstAttemptLatencySample (only read); start
-	// is the replica's first admission opportunity (see latencyOf).
+	// firstAttempt is Queue.FirstAttemptLatencySample (only read);
+	// blocked says that the replica has had an admission opportunity at
+	// which a pending workload was passed over (it did not fit, or a
+	// preemption was needed), so that no later admission is a first
+	// attempt (see latencyOf).
 	firstAttempt []float64
-	start        float64
+	blocked      bool
+	// earliestHead is the first pending entry not admitted yet, as
+	// pickBestEffort last found it.
+	earliestHead int
 	horizon      float64
 	// ceiling caps any drawn duration: anything longer than the horizon
 	// behaves the same, and a finite cap keeps all times finite.
@@ -261,7 +267,7 @@ func (ro *roller) replica(rep int) {
 	if ro.randomPhase && ro.cycle > 0 {
 		nextAllowed = ro.rng.Float64() * ro.cycle
 	}
-	ro.start = nextAllowed
+	ro.blocked = false
 	admitted, events := 0, 0
 	admittedWork, lo := 0.0, -1.0
 loop:
@@ -301,6 +307,9 @@ loop:
 				if ro.cycle > 0 && t+ro.cycle > t {
 					nextAllowed = t + ro.cycle
 				}
+				if victims > 0 || len(ro.pre.failed) > 0 {
+					ro.blocked = true
+				}
 				if victims > 0 {
 					// Kueue requeues a preemptor at once and it stays its
 					// ClusterQueue's head until the eviction ends and it is
@@ -324,6 +333,10 @@ loop:
 			if j >= 0 || c >= 0 {
 				ro.take(v)
 				latency := ro.latencyOf(j, t)
+				if ro.policy != StrictFIFO && j > ro.earliestHead {
+					// An earlier pending workload did not fit.
+					ro.blocked = true
+				}
 				var bound float64
 				var priority int32
 				if j >= 0 {
@@ -361,6 +374,9 @@ loop:
 		if t < nextAllowed {
 			next = nextAllowed
 		} else {
+			// An admission opportunity with nothing admitted: what is
+			// pending waits for quota.
+			ro.blocked = true
 			if len(ro.heap) > 0 {
 				next = ro.heap[0].t
 			}
@@ -438,16 +454,19 @@ func (ro *roller) admissionLatency() float64 {
 }
 
 // latencyOf is the latency of entry j's admission decided at t (j < 0: an
-// arrival's). For an untried entry at the replica's first admission
-// opportunity it is max(L − w − t, 0), where w is what the entry has waited
-// and L a uniform draw from the first-attempt latencies above w (see
+// arrival's). For an untried entry admitted before the replica passed over
+// any pending workload (at its first admission opportunity, or at the
+// cycles after it while everything pending fits: the scheduler takes one
+// head per cycle, so a burst's later workloads are first attempts too) it
+// is max(L − w − t, 0), where w is what the entry has waited and L a
+// uniform draw from the first-attempt latencies above w (see
 // Queue.FirstAttemptLatencySample): the entry is admitted L − w from now (L
-// already holds the wait for a cycle), or at t when the drawn phase t comes
+// already holds the wait for its cycle), or at t when its turn t comes
 // later (an admission never precedes its decision). Any other admission,
 // and one of an entry that has waited as long as every first attempt took,
 // draws admissionLatency.
 func (ro *roller) latencyOf(j int, t float64) float64 {
-	if j < 0 || t != ro.start || len(ro.firstAttempt) == 0 || !ro.s.entries[j].untried {
+	if j < 0 || ro.blocked || len(ro.firstAttempt) == 0 || !ro.s.entries[j].untried {
 		return ro.admissionLatency()
 	}
 	w := float64(ro.s.entries[j].waited)
@@ -575,6 +594,7 @@ func (ro *roller) arrivalBefore(a, b int) bool {
 func (ro *roller) pickBestEffort() (j, c int, v int32) {
 	s := ro.s
 	j, c = -1, -1
+	ro.earliestHead = math.MaxInt
 	for si := range s.shapes {
 		sh := &s.shapes[si]
 		cur := int(ro.cursor[si])
@@ -582,6 +602,7 @@ func (ro *roller) pickBestEffort() (j, c int, v int32) {
 			continue
 		}
 		cand := int(sh.members[cur])
+		ro.earliestHead = min(ro.earliestHead, cand)
 		if j >= 0 && cand > j {
 			continue
 		}

@@ -86,10 +86,45 @@ func TestFirstAttemptLatency(t *testing.T) {
 		pending []Pending
 		sample  []float64
 		preempt PreemptionPolicy
+		cycle   float64
 		// tolerance is absolute, in seconds.
 		tolerance float64
 		want      []summary
 	}{
+		// One admission per 0.2 s cycle, all three fit: each is a first
+		// attempt, admitted at max(L, its turn t): L for the first
+		// (uniform on {0.1, …, 0.5}); for the second {0.2, 0.2, 0.3, 0.4,
+		// 0.5} (mean 0.32); for the third {0.4, 0.4, 0.4, 0.4, 0.5} (mean
+		// 0.42). Not t + 2 s, the admission latency.
+		"a burst that fits is timed by first attempts, one per cycle": {
+			pending: []Pending{
+				{Options: []capacity.Quantities{cpu(100)}, Quotable: true, Untried: true},
+				{Options: []capacity.Quantities{cpu(100)}, Quotable: true, Untried: true},
+				{Options: []capacity.Quantities{cpu(100)}, Quotable: true, Untried: true},
+			},
+			sample:    firstAttempt,
+			cycle:     0.2,
+			tolerance: 0.01,
+			want:      []summary{{0.3, 0.3, 0.5}, {0.32, 0.3, 0.5}, {0.42, 0.4, 0.5}},
+		},
+		// The second does not fit (500 free): passed over, it waits for
+		// all three others to end, each 100 s after its admission; the
+		// third, behind it, is still a first attempt at 0.2 s (the
+		// scheduler tried the second in the cycle before). The second is
+		// then timed as any admission: 100 + max(L₁, max(L₃, 0.2)) + 2 s
+		// (mean 102.384, P50 102.4, P90 102.5), where a first attempt
+		// would have taken no latency past the end.
+		"a workload passed over is not a first attempt": {
+			pending: []Pending{
+				{Options: []capacity.Quantities{cpu(100)}, Quotable: true, Untried: true},
+				{Options: []capacity.Quantities{cpu(1000)}, Quotable: true, Untried: true},
+				{Options: []capacity.Quantities{cpu(100)}, Quotable: true, Untried: true},
+			},
+			sample:    firstAttempt,
+			cycle:     0.2,
+			tolerance: 0.01,
+			want:      []summary{{0.3, 0.3, 0.5}, {102.384, 102.4, 102.5}, {0.32, 0.3, 0.5}},
+		},
 		"a tried workload waits for the admission latency": {
 			pending: []Pending{{Options: []capacity.Quantities{cpu(500)}, Quotable: true, WaitedSeconds: 0.25}},
 			sample:  firstAttempt,
@@ -150,6 +185,7 @@ func TestFirstAttemptLatency(t *testing.T) {
 				AdmissionLatencySeconds:   2,
 				FirstAttemptLatencySample: tc.sample,
 				WithinClusterQueue:        tc.preempt,
+				CyclePeriodSeconds:        tc.cycle,
 			}
 			got := summarize(mustForecast(t, f, q, 3))
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, tc.tolerance)); diff != "" {
