@@ -383,8 +383,8 @@ func (e *Estimator) recordAdmissionUnderLock(wl *kueue.Workload, now time.Time) 
 type admissionSighting uint8
 
 const (
-	// seenByScheduler: the scheduler's hook, at its decision (only the
-	// replica that schedules has it).
+	// seenByScheduler: the scheduler's hook, called once its write of
+	// the admission returned (only the replica that schedules has it).
 	seenByScheduler admissionSighting = iota
 	// seenByInformer: the Workload informer's update that carries the quota
 	// reservation (every replica has it).
@@ -431,16 +431,16 @@ func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score,
 // for the age of what runs and its service time: the informer's sighting,
 // which every replica has at about the same moment, replaces the
 // scheduler's earlier one: otherwise the scheduling replica would age its
-// running workloads from its decision and the others from the API write
-// that follows it (hundreds of milliseconds later on a loaded API server),
-// and their forecasts would differ by as much. The caller holds e.mu.
+// running workloads from its write's return and the others from the watch
+// event that follows it, and their forecasts would differ by as much. The
+// caller holds e.mu.
 func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admissionSighting) (Score, admissionOutcome) {
 	cq := wl.Status.Admission.ClusterQueue
 	key := workload.Key(wl)
 	if at, ok := e.admittedAt[key]; ok {
 		if by == seenByInformer && eventTimeOf(now) > at {
-			// The scheduler's decision came first: the difference is the
-			// write's lag.
+			// The scheduler's hook came first: the difference is the
+			// watch event's lag behind the write.
 			e.statsFor(cq).writeLag.Observe(time.Duration(eventTimeOf(now) - at).Seconds())
 			e.admittedAt[key] = eventTimeOf(now)
 		}

@@ -18,8 +18,9 @@ type reclaimDelays struct {
 	// lender's mean admission latency, one reaction of the scheduler, as
 	// the roll's preemption within a ClusterQueue charges it.
 	decision float64
-	// writeLag is the eviction's write, as the lender's admissions measure
-	// it (an admission decision to its sighting).
+	// writeLag is the lag of the eviction's sighting behind its write, as
+	// the lender's admissions measure it (see queueStats.writeLag); the
+	// write's own duration is not measured.
 	writeLag float64
 	// release is, per ClusterQueue of the holders, from an eviction by
 	// preemption seen there to its quota's release seen; a ClusterQueue

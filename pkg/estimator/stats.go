@@ -45,10 +45,13 @@ type queueStats struct {
 	// victim's eviction seen) and the next admission, the preemptor's.
 	preemptionDelay *stats.EMA
 	preemptedAt     time.Time
-	// writeLag is an EMA of the delay from the scheduler's admission
-	// decision to the informer's sighting of it: one API write and its
-	// watch event. The eviction that starts a preemption is such a write
-	// too, and preemptionDelay, measured from its sighting, misses it.
+	// writeLag is an EMA of the delay from the scheduler's hook on an
+	// admission to the informer's sighting of it. The hook is called once
+	// the admission's write returned, so this is the watch event's lag
+	// behind a write, not the write itself, which the estimator does not
+	// see (the scheduler does not report when it decided). The eviction
+	// that starts a preemption is a write too, and preemptionDelay,
+	// measured from its sighting, misses that lag.
 	writeLag *stats.EMA
 	// releaseDelay is an EMA of the delay from the sighting of one of this
 	// ClusterQueue's workloads evicted by preemption to the sighting of its
@@ -285,8 +288,9 @@ func (s *queueStats) view() statsView {
 	}
 	v.ema, v.hasEMA = s.waits.Value()
 	// The admission latency is the estimator's choice (see latencyOf).
-	// A preemptor waits from the decision: the eviction's write, then
-	// what preemptionDelay measured from its sighting. Unmeasured (0), the
+	// A preemptor waits from the decision: the eviction's write (of which
+	// only the sighting's lag, writeLag, is measured), then what
+	// preemptionDelay measured from its sighting. Unmeasured (0), the
 	// roll's default applies.
 	if delay, ok := s.preemptionDelay.Value(); ok {
 		lag, _ := s.writeLag.Value()
