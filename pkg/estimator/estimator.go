@@ -920,11 +920,16 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 
 	classes := newDemandClasses()
 	examined := 0
+	// A ClusterQueue in a cohort is rolled alone, without its siblings'
+	// heads, which the scheduler takes in the same cycles and which may
+	// take what a burst's later workloads would fit in: only its first
+	// candidate may be timed as a first attempt.
+	inCohort := cqs.HasParent()
 	for i, info := range pending {
 		keys[i] = workload.Key(info.Obj)
 		pendingIn = append(pendingIn, engine.Pending{ID: string(keys[i]), Class: classes.of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
-		if examined < maxUntriedCandidates && !refusedQuota(info.Obj) {
+		if examined < maxUntriedCandidates && !(inCohort && len(scratch.untried) > 0) && !refusedQuota(info.Obj) {
 			examined++
 			if fitsWithinNominal(cqs, info, scratch) {
 				scratch.untried = append(scratch.untried, untriedCandidate{index: i, created: info.Obj.CreationTimestamp.Time})
@@ -1119,11 +1124,12 @@ type untriedCandidate struct {
 // refresh examines as untried candidates (the first in queue order whose
 // objects show no refusal of quota), so that the check of their quota and
 // their lookups under e.mu take microseconds whatever the queue's length.
-// The roll times by a first attempt only the workloads it admits at its
-// first opportunity: under StrictFIFO the head alone, under BestEffortFIFO
-// the workloads the scheduler has not reached yet, which its cycles reach
-// within seconds of their arrival. A workload beyond the bound counts as
-// tried.
+// The roll times by a first attempt only the workloads it admits before it
+// passes over any pending one (see engine.Pending.Untried): the head, and
+// the workloads of a burst that all fit, one per cycle, which the
+// scheduler's cycles reach within seconds of their arrival. A workload
+// beyond the bound counts as tried. In a ClusterQueue with a cohort only
+// the first candidate that fits is one (see refreshQueue).
 const maxUntriedCandidates = 64
 
 // refreshScratches recycles refreshScratch values between refreshes (a

@@ -278,6 +278,50 @@ func TestRefreshExaminesBoundedUntriedCandidates(t *testing.T) {
 	}
 }
 
+// TestRefreshTimesABurstByFirstAttemptsOnlyOutsideACohort: two untried 500m
+// workloads both fit the 1 CPU left of their ClusterQueue's nominal quota.
+// Without a cohort the second is timed by a first attempt too (0.3 s, 0.1 s
+// of which has passed); in a cohort, whose siblings' heads the roll does
+// not see, only the first is, and the second as any admission (5 s).
+func TestRefreshTimesABurstByFirstAttemptsOnlyOutsideACohort(t *testing.T) {
+	cases := map[string]struct {
+		objs func() envObjects
+		cq   kueue.ClusterQueueReference
+		want time.Duration
+	}{
+		"no cohort": {
+			objs: func() envObjects {
+				objs := paperObjects()
+				objs.running = objs.running[:2]
+				return objs
+			},
+			cq: "cq", want: 200 * time.Millisecond,
+		},
+		"in a cohort": {
+			objs: func() envObjects {
+				objs := lendingObjectsOf(2, "500m", "")
+				objs.lqs = []*kueue.LocalQueue{utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("borrower").Obj()}
+				return objs
+			},
+			cq: "borrower", want: 5 * time.Second,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := tc.objs()
+			objs.pending = []*kueue.Workload{
+				pendingWorkload("p0", "500m", t0.Add(-time.Second)),
+				pendingWorkload("p1", "500m", t0.Add(-time.Second+time.Millisecond)),
+			}
+			env, _, e := warmRecordingEstimator(t, objs)
+			for _, p := range objs.pending {
+				e.WorkloadEventHandler().OnAdd(p, false)
+			}
+			refreshWithLatencies(t, env, e, tc.cq, objs.pending[1], tc.want)
+		})
+	}
+}
+
 // refreshWithLatencies gives ClusterQueue cq minOwnLatencySamples
 // first-attempt latencies of 0.3 s and admission latencies of 5 s,
 // refreshes 100 ms later, and checks that wl's published mean, P50 and P90
