@@ -46,9 +46,6 @@ type roller struct {
 	// attempt (see latencyOf).
 	firstAttempt []float64
 	blocked      bool
-	// earliestHead is the first pending entry not admitted yet, as
-	// pickBestEffort last found it.
-	earliestHead int
 	horizon      float64
 	// ceiling caps any drawn duration: anything longer than the horizon
 	// behaves the same, and a finite cap keeps all times finite.
@@ -325,16 +322,16 @@ loop:
 		} else if t >= nextAllowed {
 			var j, c int
 			var v int32
+			var passedOver bool
 			if ro.policy == StrictFIFO {
 				j, c, v = ro.pickStrict()
 			} else {
-				j, c, v = ro.pickBestEffort()
+				j, c, v, passedOver = ro.pickBestEffort()
 			}
 			if j >= 0 || c >= 0 {
 				ro.take(v)
 				latency := ro.latencyOf(j, t)
-				if ro.policy != StrictFIFO && j > ro.earliestHead {
-					// An earlier pending workload did not fit.
+				if passedOver {
 					ro.blocked = true
 				}
 				var bound float64
@@ -590,11 +587,12 @@ func (ro *roller) arrivalBefore(a, b int) bool {
 
 // pickBestEffort returns the first workload in queue order that fits:
 // either an entry j (c = −1) or the head of arrival class c (j = −1), with
-// the option vector it takes; j = c = −1 when nothing fits.
-func (ro *roller) pickBestEffort() (j, c int, v int32) {
+// the option vector it takes; j = c = −1 when nothing fits. passedOver
+// says that the entry j comes after a pending entry that did not fit.
+func (ro *roller) pickBestEffort() (j, c int, v int32, passedOver bool) {
 	s := ro.s
 	j, c = -1, -1
-	ro.earliestHead = math.MaxInt
+	earliestHead := math.MaxInt
 	for si := range s.shapes {
 		sh := &s.shapes[si]
 		cur := int(ro.cursor[si])
@@ -602,7 +600,7 @@ func (ro *roller) pickBestEffort() (j, c int, v int32) {
 			continue
 		}
 		cand := int(sh.members[cur])
-		ro.earliestHead = min(ro.earliestHead, cand)
+		earliestHead = min(earliestHead, cand)
 		if j >= 0 && cand > j {
 			continue
 		}
@@ -623,9 +621,9 @@ func (ro *roller) pickBestEffort() (j, c int, v int32) {
 		}
 	}
 	if c >= 0 && (j < 0 || s.entries[j].priority < s.arrivals[c].priority) {
-		return -1, c, av
+		return -1, c, av, false
 	}
-	return j, -1, v
+	return j, -1, v, j > earliestHead
 }
 
 // pickStrict is pickBestEffort for StrictFIFO: only the head in queue order
