@@ -10,7 +10,7 @@ import (
 )
 
 func TestPublishForPriority(t *testing.T) {
-	cal := Calibration{Q50: 0.5, Q90: 0.25, Eps: 1, Priorities: map[int32]PriorityAdjustment{
+	cal := Calibration{Q50: 0.5, Q90: 0.25, Eps: 1, Priorities: map[int32]Adjustment{
 		1000: {Q50: -0.5, Q90: -0.25, Applied: true},
 		100:  {Q50: 2, Q90: 2, Applied: false},
 	}}

@@ -41,14 +41,14 @@ func TestWhatIfCalibratesLikeThePublishedQuantiles(t *testing.T) {
 		},
 		"an applied priority adjustment replaces it": {
 			cal: Calibration{Q50: math.Log(2), Q90: math.Log(3), Eps: 2,
-				Priorities: map[int32]PriorityAdjustment{0: {Q50: math.Log(0.5), Q90: math.Log(0.75), Applied: true}}},
+				Priorities: map[int32]Adjustment{0: {Q50: math.Log(0.5), Q90: math.Log(0.75), Applied: true}}},
 			want: func(p50, p90 float64) (float64, float64) {
 				return publishWith(math.Log(0.5), math.Log(0.75), 2, p50, p90)
 			},
 		},
 		"an unapplied priority adjustment does not": {
 			cal: Calibration{Q50: math.Log(2), Q90: math.Log(3), Eps: 2,
-				Priorities: map[int32]PriorityAdjustment{0: {Q50: math.Log(0.5), Q90: math.Log(0.75)}}},
+				Priorities: map[int32]Adjustment{0: {Q50: math.Log(0.5), Q90: math.Log(0.75)}}},
 			want: func(p50, p90 float64) (float64, float64) { return publishWith(math.Log(2), math.Log(3), 2, p50, p90) },
 		},
 	}

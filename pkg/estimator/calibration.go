@@ -7,8 +7,9 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
-// newQuantileCalibrators returns the calibrators of a ClusterQueue's P50
-// and P90, forgetting at the statistics half-life.
+// newQuantileCalibrators returns the calibrators of a P50 and a P90 (a
+// ClusterQueue's, a priority's or the pool's), forgetting at the statistics
+// half-life.
 func newQuantileCalibrators(halfLife time.Duration) (p50, p90 *calibration.Quantile) {
 	// The options are valid constants; New cannot fail with them.
 	p50, _ = calibration.New(0.5, calibration.Options{HalfLife: halfLife})
@@ -16,17 +17,28 @@ func newQuantileCalibrators(halfLife time.Duration) (p50, p90 *calibration.Quant
 	return p50, p90
 }
 
-// currentCalibration is the calibration a refresh applies now, with scale
-// floor eps.
-func (s *queueStats) currentCalibration(eps float64) engine.Calibration {
+// currentCalibration is the calibration a refresh of the ClusterQueue
+// with statistics s applies now, with scale floor eps: its own
+// calibrators' adjustments once they have enough scores, else the pooled
+// ones' once these have (see engine.Calibration).
+func (e *Estimator) currentCalibration(s *queueStats, eps float64) engine.Calibration {
 	c := engine.Calibration{Eps: eps}
-	c.Q50, _ = s.cal50.Adjustment()
-	c.Q90, _ = s.cal90.Adjustment()
+	var ok50, ok90 bool
+	c.Pooled.Q50, ok50 = e.pooled50.Adjustment()
+	c.Pooled.Q90, ok90 = e.pooled90.Adjustment()
+	c.Pooled.Applied = ok50 && ok90
+	q50, own50 := s.cal50.Adjustment()
+	q90, own90 := s.cal90.Adjustment()
+	switch {
+	case own50 && own90:
+		c.Q50, c.Q90 = q50, q90
+	case c.Pooled.Applied:
+		c.Q50, c.Q90 = c.Pooled.Q50, c.Pooled.Q90
+	}
 	if len(s.byPriority) > 0 {
-		c.Priorities = make(map[int32]engine.PriorityAdjustment, len(s.byPriority))
+		c.Priorities = make(map[int32]engine.Adjustment, len(s.byPriority))
 		for p, pc := range s.byPriority {
-			var a engine.PriorityAdjustment
-			var ok50, ok90 bool
+			var a engine.Adjustment
 			a.Q50, ok50 = pc.cal50.Adjustment()
 			a.Q90, ok90 = pc.cal90.Adjustment()
 			a.Applied = ok50 && ok90
@@ -36,13 +48,16 @@ func (s *queueStats) currentCalibration(eps float64) engine.Calibration {
 	return c
 }
 
-// observeCalibration feeds one scored workload of the given priority to
-// the ClusterQueue's calibrators and to its priority's: the roll's raw
-// quantiles, the ones each would have published under cal, and the wait
-// that remained (seconds). A priority beyond maxTrackedPriorities feeds
-// the ClusterQueue's only.
-func (s *queueStats) observeCalibration(at time.Time, cal engine.Calibration, priority int32, rawP50, rawP90, actual float64) {
-	p50, p90 := cal.Publish(rawP50, rawP90)
+// observeCalibration feeds one scored workload of the given priority, of
+// the ClusterQueue with statistics s, to the pooled calibrators, to the
+// ClusterQueue's and to its priority's: the roll's raw quantiles, the ones
+// each would have published under cal, and the wait that remained
+// (seconds). A priority beyond maxTrackedPriorities feeds the others only.
+func (e *Estimator) observeCalibration(s *queueStats, at time.Time, cal engine.Calibration, priority int32, rawP50, rawP90, actual float64) {
+	p50, p90 := cal.PublishWith(cal.Pooled, rawP50, rawP90)
+	e.pooled50.Observe(at, rawP50, p50, actual, cal.Eps)
+	e.pooled90.Observe(at, rawP90, p90, actual, cal.Eps)
+	p50, p90 = cal.Publish(rawP50, rawP90)
 	s.cal50.Observe(at, rawP50, p50, actual, cal.Eps)
 	s.cal90.Observe(at, rawP90, p90, actual, cal.Eps)
 	pc := s.priority(priority)

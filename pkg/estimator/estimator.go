@@ -81,7 +81,12 @@ type Estimator struct {
 	// firstAttemptLatency is the same of every ClusterQueue's first-attempt
 	// latencies (see queueStats.firstAttemptLatency).
 	firstAttemptLatency *stats.ServiceTimes
-	warmed              bool
+	// pooled50 and pooled90 calibrate the P50 and P90 of every
+	// ClusterQueue together: a ClusterQueue publishes with their
+	// adjustment until its own calibrators have enough scores (see
+	// engine.Calibration).
+	pooled50, pooled90 *calibration.Quantile
+	warmed             bool
 	// early holds the events seen before warming (see applyOrDefer).
 	early        []earlyEvent
 	earlyDropped int
@@ -181,6 +186,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		changedAll:          true,
 		unlisted:            make(map[workload.Reference]unlistedArrival),
 	}
+	e.pooled50, e.pooled90 = newQuantileCalibrators(o.halfLife)
 	e.dirty.Store(true)
 	return e, nil
 }
@@ -482,7 +488,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	}
 	s.observeScore(score, now)
 	if score.Forecast.OK {
-		s.observeCalibration(now, p.stamp.calibration, priorityOf(wl), float64(p.p50), float64(p.p90), score.Actual.Seconds())
+		e.observeCalibration(s, now, p.stamp.calibration, priorityOf(wl), float64(p.p50), float64(p.p90), score.Actual.Seconds())
 	}
 	return score, admissionScored
 }
@@ -1292,8 +1298,8 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	if in.view.HasService {
 		meanService = in.view.ServiceMean
 	}
-	in.view.Calibration = s.currentCalibration(engine.CalibrationScale(meanService))
-	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores
+	in.view.Calibration = e.currentCalibration(s, engine.CalibrationScale(meanService))
+	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores || in.view.Calibration.Pooled.Applied
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}

@@ -96,9 +96,11 @@ type QueueModel struct {
 	HasCoverage              bool
 	ScoredWorkloads          uint64
 	// Calibrated is set once the conformal calibration of the published
-	// quantiles acts (after enough scored workloads); P50Adjustment and
-	// P90Adjustment are then the factors e^q it applies to the roll's
-	// quantiles (plus its scale floor; 1 is no change).
+	// quantiles acts: after enough scored workloads of this ClusterQueue,
+	// or, until then, of all ClusterQueues pooled (see
+	// engine.Calibration). P50Adjustment and P90Adjustment are then the
+	// factors e^q it applies to the roll's quantiles (plus its scale floor;
+	// 1 is no change).
 	Calibrated                   bool
 	P50Adjustment, P90Adjustment float64
 	// UnmodelledOrdering names the admission order the manager applies to
