@@ -20,9 +20,10 @@ func newQuantileCalibrators(halfLife time.Duration) (p50, p90 *calibration.Quant
 // currentCalibration is the calibration a refresh of the ClusterQueue
 // with statistics s applies now, with scale floor eps: its own
 // calibrators' adjustments once they have enough scores, else the pooled
-// ones' once these have (see engine.Calibration).
-func (e *Estimator) currentCalibration(s *queueStats, eps float64) engine.Calibration {
-	c := engine.Calibration{Eps: eps}
+// ones' once these have (see engine.Calibration); acts says that either
+// applies.
+func (e *Estimator) currentCalibration(s *queueStats, eps float64) (c engine.Calibration, acts bool) {
+	c.Eps = eps
 	var ok50, ok90 bool
 	c.Pooled.Q50, ok50 = e.pooled50.Adjustment()
 	c.Pooled.Q90, ok90 = e.pooled90.Adjustment()
@@ -31,9 +32,9 @@ func (e *Estimator) currentCalibration(s *queueStats, eps float64) engine.Calibr
 	q90, own90 := s.cal90.Adjustment()
 	switch {
 	case own50 && own90:
-		c.Q50, c.Q90 = q50, q90
+		c.Q50, c.Q90, acts = q50, q90, true
 	case c.Pooled.Applied:
-		c.Q50, c.Q90 = c.Pooled.Q50, c.Pooled.Q90
+		c.Q50, c.Q90, acts = c.Pooled.Q50, c.Pooled.Q90, true
 	}
 	if len(s.byPriority) > 0 {
 		c.Priorities = make(map[int32]engine.Adjustment, len(s.byPriority))
@@ -45,7 +46,7 @@ func (e *Estimator) currentCalibration(s *queueStats, eps float64) engine.Calibr
 			c.Priorities[p] = a
 		}
 	}
-	return c
+	return c, acts
 }
 
 // observeCalibration feeds one scored workload of the given priority, of

@@ -1298,8 +1298,7 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	if in.view.HasService {
 		meanService = in.view.ServiceMean
 	}
-	in.view.Calibration = e.currentCalibration(s, engine.CalibrationScale(meanService))
-	in.view.calibrated = s.cal50.Scores() >= calibration.DefaultMinScores || in.view.Calibration.Pooled.Applied
+	in.view.Calibration, in.view.calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
