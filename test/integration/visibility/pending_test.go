@@ -119,13 +119,17 @@ var _ = ginkgo.Describe("Wait time estimates through the aggregation layer", fun
 		gomega.Expect(lqSummary.Items[3].WaitTimeEstimate).NotTo(gomega.BeNil())
 
 		ginkgo.By("a workload admitted after its estimate was published is scored, and the queue model says how the estimates fared")
-		// On a slow machine the scheduler may admit one of the first four
-		// only after an estimate of it was published: that one is scored
-		// too. Count from what the summary already showed.
-		var scoredBefore int64
-		if summary.QueueModel.Accuracy != nil {
-			scoredBefore = summary.QueueModel.Accuracy.ScoredWorkloads
-		}
+		// The pending list is live, the queue model the last refresh's: on
+		// a slow machine the scheduler admits one of the first four only
+		// after an estimate of it was published, and the summary may show
+		// the queue model from before that score. Count from the ledger
+		// once it has recorded all four admissions.
+		var scoredBefore int
+		gomega.Eventually(func(g gomega.Gomega) {
+			recorded, scored := ledger.admissions(kueue.ClusterQueueReference(cq.Name))
+			g.Expect(recorded).To(gomega.Equal(4), "the admissions of the four running workloads")
+			scoredBefore = scored
+		}, timeout, interval).Should(gomega.Succeed())
 		var wls kueue.WorkloadList
 		gomega.Expect(k8sClient.List(ctx, &wls, client.InNamespace(ns.Name))).To(gomega.Succeed())
 		finished := 0
@@ -142,7 +146,7 @@ var _ = ginkgo.Describe("Wait time estimates through the aggregation layer", fun
 			g.Expect(err).NotTo(gomega.HaveOccurred())
 			g.Expect(s.QueueModel).NotTo(gomega.BeNil())
 			g.Expect(s.QueueModel.Accuracy).NotTo(gomega.BeNil())
-			g.Expect(s.QueueModel.Accuracy.ScoredWorkloads).To(gomega.Equal(scoredBefore+2), "the two workloads admitted into the freed quota")
+			g.Expect(s.QueueModel.Accuracy.ScoredWorkloads).To(gomega.Equal(int64(scoredBefore+2)), "the two workloads admitted into the freed quota")
 			g.Expect(s.QueueModel.Accuracy.P90CoverageMilli).To(gomega.BeNumerically(">=", 0))
 			g.Expect(s.QueueModel.Accuracy.P90CoverageMilli).To(gomega.BeNumerically("<=", 1000))
 			// The calibration acts after 20 scored workloads of this

@@ -6,6 +6,7 @@ package visibility
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	"sigs.k8s.io/kueue/pkg/features"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
@@ -31,7 +33,54 @@ var (
 	// requests counts the API requests of the Kueue under test (its
 	// manager's and its visibility server's), across restarts.
 	requests = &controlplane.RequestCounter{}
+	// ledger counts the admissions the estimator's prediction ledger
+	// recorded.
+	ledger = &ledgerReporter{}
 )
+
+// ledgerReporter is the estimator's metrics reporter in this suite: it
+// counts, per ClusterQueue, the admissions the prediction ledger recorded,
+// scored or not, so that a spec can tell when the ledger has seen the
+// admissions it waits for (the published queue model follows a refresh
+// later).
+type ledgerReporter struct {
+	mu       sync.Mutex
+	scored   map[kueue.ClusterQueueReference]int
+	unscored map[kueue.ClusterQueueReference]int
+}
+
+func (r *ledgerReporter) ReportScore(s estimator.Score) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scored == nil {
+		r.scored = map[kueue.ClusterQueueReference]int{}
+	}
+	r.scored[s.ClusterQueue]++
+}
+
+func (r *ledgerReporter) ReportUnscored(cq kueue.ClusterQueueReference, reason estimator.UnscoredReason) {
+	if reason != estimator.AdmittedBeforeEstimate {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.unscored == nil {
+		r.unscored = map[kueue.ClusterQueueReference]int{}
+	}
+	r.unscored[cq]++
+}
+
+// admissions is how many admissions into cq the ledger recorded, and how
+// many of them it scored.
+func (r *ledgerReporter) admissions(cq kueue.ClusterQueueReference) (recorded, scored int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.scored[cq] + r.unscored[cq], r.scored[cq]
+}
+
+func (*ledgerReporter) ReportQueueModel(estimator.QueueModel)       {}
+func (*ledgerReporter) ClearQueueModel(kueue.ClusterQueueReference) {}
+func (*ledgerReporter) ReportRefresh(estimator.RefreshReport)       {}
 
 func TestVisibility(t *testing.T) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
@@ -47,7 +96,7 @@ var _ = ginkgo.BeforeSuite(func() {
 	var err error
 	cp, err = controlplane.Start(controlplane.Options{
 		// Short histories are enough in these tests.
-		EstimatorOptions: []estimator.Option{estimator.WithMinServiceSamples(2), estimator.WithRefreshPeriod(200 * time.Millisecond)},
+		EstimatorOptions: []estimator.Option{estimator.WithMinServiceSamples(2), estimator.WithRefreshPeriod(200 * time.Millisecond), estimator.WithMetricsReporter(ledger)},
 		// GPUs through DRA (dra_test.go): devices of the DeviceClass count
 		// as the logical resource example.com/gpu.
 		DeviceClassMappings: []configapi.DeviceClassMapping{{Name: gpu, DeviceClassNames: []corev1.ResourceName{gpuDeviceClass}}},
