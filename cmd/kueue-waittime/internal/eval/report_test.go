@@ -289,3 +289,75 @@ func TestCoverageTargetsCountAndMarkTheMisses(t *testing.T) {
 		}
 	}
 }
+
+func TestRunToRunSetsEachSliceBesideItsReruns(t *testing.T) {
+	targets := coverageSlices("s", 0.9, slices.Concat(
+		coverageSamples("a", "", 60, 30, 54),
+		coverageSamples("b", "", 50, 40, 50)))
+	reruns := []rerun{
+		{name: "run-2", slices: map[string][]coverageSlice{"s": coverageSlices("s", 0.9, slices.Concat(
+			coverageSamples("a", "", 60, 30, 45),
+			coverageSamples("b", "", 50, 25, 45)))}},
+		// b scored too few here to be judged.
+		{name: "run-3", slices: map[string][]coverageSlice{"s": coverageSlices("s", 0.9, slices.Concat(
+			coverageSamples("a", "", 60, 30, 54),
+			coverageSamples("b", "", 10, 5, 9)))}},
+		// Another scenario: no slice of s is set beside it.
+		{name: "run-4", slices: map[string][]coverageSlice{"other": coverageSlices("other", 0.9, coverageSamples("a", "", 60, 30, 54))}},
+	}
+	var b strings.Builder
+	writeRunToRun(&b, targets, reruns)
+	out := b.String()
+	for _, want := range []string{
+		"(reruns/: run-2, run-3, run-4; `make eval-rerun`)",
+		"Of these 3 slices the P90 met its target in every run in 0, in some runs only in 3 and in none in 0; the P50 in every run in 1, in some only in 2, in none in 0.",
+		"| s | 0.90 | all | 0.636, 0.500, 0.500 | 0.945, 0.818, 0.900 | 2 of 3 | 2 of 3 |",
+		"| s | 0.90 | ClusterQueue a | 0.500, 0.500, 0.500 | 0.900, 0.750, 0.900 | 3 of 3 | 2 of 3 |",
+		"| s | 0.90 | ClusterQueue b | 0.800, 0.500, — | 1.000, 0.900, — | 1 of 2 | 1 of 2 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run to run lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReadRerunsNeedsCSVsInEveryRerun(t *testing.T) {
+	dir := t.TempDir()
+	if got, err := readReruns(filepath.Join(dir, rerunsDir)); err != nil || got != nil {
+		t.Errorf("no reruns directory: got %v, %v; want none and no error", got, err)
+	}
+	r := syntheticReport(t)
+	for _, run := range []string{"run-3", "run-2"} {
+		if err := os.MkdirAll(filepath.Join(dir, rerunsDir, run), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(filepath.Join(dir, rerunsDir, run, "synthetic"+csvSuffix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteCSV(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	got, err := readReruns(filepath.Join(dir, rerunsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range got {
+		names = append(names, g.name)
+		if _, ok := g.slices["synthetic"]; !ok {
+			t.Errorf("rerun %s lacks the scenario synthetic", g.name)
+		}
+	}
+	if diff := cmp.Diff([]string{"run-2", "run-3"}, names); diff != "" {
+		t.Errorf("reruns (-want +got):\n%s", diff)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, rerunsDir, "run-4"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readReruns(filepath.Join(dir, rerunsDir)); err == nil || !strings.Contains(err.Error(), "run-4 holds no") {
+		t.Errorf("a rerun without CSVs: err %v, want one naming it", err)
+	}
+}

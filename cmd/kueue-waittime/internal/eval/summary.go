@@ -22,7 +22,10 @@ const csvSuffix = "-workloads.csv"
 // --out writes them) and writes dir/summary.md: one row per scenario and
 // level, and the forecast's quantile coverage pooled over everything. It
 // reads the CSVs, not a run, so it summarizes exactly the published
-// per-workload results.
+// per-workload results. Each subdirectory of dir/reruns (see rerunsDir)
+// holds the CSVs of some scenarios run again with the same model; the
+// summary then also sets each of their coverage slices beside its other
+// runs.
 func WriteDirSummary(dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*"+csvSuffix))
 	if err != nil {
@@ -32,14 +35,18 @@ func WriteDirSummary(dir string) error {
 		return fmt.Errorf("%s holds no *%s: run eval with --out %s first", dir, csvSuffix, dir)
 	}
 	slices.Sort(files)
+	reruns, err := readReruns(filepath.Join(dir, rerunsDir))
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(filepath.Join(dir, "summary.md"))
 	if err != nil {
 		return err
 	}
-	return errors.Join(writeSummary(f, files), f.Close())
+	return errors.Join(writeSummary(f, files, reruns), f.Close())
 }
 
-func writeSummary(w io.Writer, files []string) error {
+func writeSummary(w io.Writer, files []string, reruns []rerun) error {
 	fmt.Fprintln(w, "### Summary of every scenario")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Written by `kueue-waittime eval --summarize DIR` (run by `make eval`) from the per-workload CSVs beside it.")
@@ -67,14 +74,27 @@ func writeSummary(w io.Writer, files []string) error {
 			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
 				f.maeCell(estimator.PredictorForecast), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
 				f.ratioCell(estimator.PredictorWhitt), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
-			targets = append(targets, coverageSlices(name, level, levels[level])...)
 		}
+		targets = append(targets, scenarioCoverageSlices(name, levels)...)
 	}
 	f := figures(pooled, nil, 0, 0)
 	fmt.Fprintf(w, "| **all** | | %d | | | | | %s | %s |\n", f.Scored,
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 	writeCoverageTargets(w, targets)
+	if len(reruns) > 0 {
+		writeRunToRun(w, targets, reruns)
+	}
 	return nil
+}
+
+// scenarioCoverageSlices is coverageSlices of every level of a scenario,
+// in order of level.
+func scenarioCoverageSlices(scenario string, levels map[float64][]ScoredSample) []coverageSlice {
+	var out []coverageSlice
+	for _, level := range slices.Sorted(maps.Keys(levels)) {
+		out = append(out, coverageSlices(scenario, level, levels[level])...)
+	}
+	return out
 }
 
 // The coverage targets of the published quantiles (issue 12): the P50 should
@@ -230,3 +250,165 @@ func parseScoredRow(row []string) (ScoredSample, error) {
 // preciseCoverageCell is coverageCell with the point to three decimals, so
 // that a coverage judged against a target shows on which side it lies.
 func preciseCoverageCell(v *float64, ci *[2]float64) string { return coverageCellOf("%.3f", v, ci) }
+
+// rerunsDir is the subdirectory of a results directory that holds reruns:
+// one subdirectory per rerun (`make eval-rerun` names them run-2, run-3,
+// ...), each with the CSVs of the scenarios it ran again with the model of
+// the results beside it. `make eval` removes it with the results it
+// replaces.
+const rerunsDir = "reruns"
+
+// rerun is one rerun's coverage slices, by scenario.
+type rerun struct {
+	name string
+	// slices holds the coverage slices of each scenario the rerun holds.
+	slices map[string][]coverageSlice
+}
+
+// readReruns reads every subdirectory of dir as a rerun, in order of name;
+// none when dir does not exist. A subdirectory without CSVs is an error: a
+// rerun that wrote nothing is not evidence.
+func readReruns(dir string) ([]rerun, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []rerun
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, e.Name(), "*"+csvSuffix))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("rerun %s holds no *%s", filepath.Join(dir, e.Name()), csvSuffix)
+		}
+		r := rerun{name: e.Name(), slices: map[string][]coverageSlice{}}
+		for _, file := range files {
+			samples, err := readScoredCSV(file)
+			if err != nil {
+				return nil, err
+			}
+			levels := map[float64][]ScoredSample{}
+			for _, s := range samples {
+				levels[s.Level] = append(levels[s.Level], s)
+			}
+			name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
+			r.slices[name] = scenarioCoverageSlices(name, levels)
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b rerun) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}
+
+// sliceRuns is one coverage slice of the first run with the same slice in
+// every rerun of its scenario (nil where a rerun scored too few workloads
+// of it to judge).
+type sliceRuns struct {
+	first  coverageSlice
+	others []*coverageSlice
+}
+
+// runsOf pairs each slice of targets whose scenario some rerun holds with
+// the same slice (scenario, level, of) of every rerun that holds it.
+func runsOf(targets []coverageSlice, reruns []rerun) []sliceRuns {
+	var out []sliceRuns
+	for _, t := range targets {
+		sr := sliceRuns{first: t}
+		for _, r := range reruns {
+			ss, ok := r.slices[t.scenario]
+			if !ok {
+				continue
+			}
+			var match *coverageSlice
+			for i := range ss {
+				if ss[i].level == t.level && ss[i].of == t.of {
+					match = &ss[i]
+				}
+			}
+			sr.others = append(sr.others, match)
+		}
+		if len(sr.others) > 0 {
+			out = append(out, sr)
+		}
+	}
+	return out
+}
+
+// writeRunToRun writes the slices of the coverage targets whose scenario
+// was run again: the coverage in each run and in how many runs the target
+// was met. The batch-means intervals of one run leave out what moves a
+// whole run (the replicas of a scenario run at once in one manager and
+// share its timing); this is that part, measured.
+func writeRunToRun(w io.Writer, targets []coverageSlice, reruns []rerun) {
+	rows := runsOf(targets, reruns)
+	names := make([]string, len(reruns))
+	for i, r := range reruns {
+		names[i] = r.name
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Run to run")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "The slices above whose scenario was run again with the same model (reruns/: %s; `make eval-rerun`), "+
+		"with their coverage in this run first and then in each rerun that scored enough of them. "+
+		"The intervals above are within one run; how far a slice moves from one run to the next is the part of its uncertainty they leave out.\n",
+		strings.Join(names, ", "))
+	if len(rows) == 0 {
+		return
+	}
+	type tally struct{ every, some, none int }
+	var p50, p90 tally
+	count := func(t *tally, met, runs int) {
+		switch met {
+		case runs:
+			t.every++
+		case 0:
+			t.none++
+		default:
+			t.some++
+		}
+	}
+	var lines []string
+	for _, r := range rows {
+		p50s, p90s := []string{preciseCoverageCell(r.first.p50, nil)}, []string{preciseCoverageCell(r.first.p90, nil)}
+		runs := 1
+		met50 := boolCount(within(r.first.p50, p50CoverageLow, p50CoverageHigh))
+		met90 := boolCount(within(r.first.p90, p90CoverageLow, p90CoverageHigh))
+		for _, o := range r.others {
+			if o == nil {
+				p50s, p90s = append(p50s, "—"), append(p90s, "—")
+				continue
+			}
+			runs++
+			p50s, p90s = append(p50s, preciseCoverageCell(o.p50, nil)), append(p90s, preciseCoverageCell(o.p90, nil))
+			met50 += boolCount(within(o.p50, p50CoverageLow, p50CoverageHigh))
+			met90 += boolCount(within(o.p90, p90CoverageLow, p90CoverageHigh))
+		}
+		count(&p50, met50, runs)
+		count(&p90, met90, runs)
+		lines = append(lines, fmt.Sprintf("| %s | %.2f | %s | %s | %s | %d of %d | %d of %d |", r.first.scenario, r.first.level, r.first.of,
+			strings.Join(p50s, ", "), strings.Join(p90s, ", "), met50, runs, met90, runs))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Of these %d slices the P90 met its target in every run in %d, in some runs only in %d and in none in %d; "+
+		"the P50 in every run in %d, in some only in %d, in none in %d.\n", len(rows), p90.every, p90.some, p90.none, p50.every, p50.some, p50.none)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | level | of | P50 coverage per run | P90 coverage per run | P50 target met | P90 target met |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+}
+
+func boolCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
