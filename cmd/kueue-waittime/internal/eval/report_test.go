@@ -276,16 +276,20 @@ func TestCoverageTargetsCountAndMarkTheMisses(t *testing.T) {
 		coverageSamples("b", "", 50, 40, 50)))
 	var b strings.Builder
 	writeCoverageTargets(&b, targets)
-	out := b.String()
-	for _, want := range []string{
+	expectLines(t, "coverage targets", b.String(),
 		"the P90 covers 0.85–0.95 of the remaining waits in 2 of 3, the P50 0.45–0.55 in 1 of 3",
 		"| s | 0.90 | ClusterQueue a | 60 | 0.500 [",
 		"| met | met |",
 		"| s | 0.90 | ClusterQueue b | 50 | 0.800 [",
-		"| **missed** | **missed** |",
-	} {
+		"| **missed** | **missed** |")
+}
+
+// expectLines reports every want that out (what is named what) lacks.
+func expectLines(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
-			t.Errorf("coverage targets lack %q:\n%s", want, out)
+			t.Errorf("%s lacks %q:\n%s", what, want, out)
 		}
 	}
 }
@@ -307,18 +311,12 @@ func TestRunToRunSetsEachSliceBesideItsReruns(t *testing.T) {
 	}
 	var b strings.Builder
 	writeRunToRun(&b, targets, reruns)
-	out := b.String()
-	for _, want := range []string{
+	expectLines(t, "run to run", b.String(),
 		"(reruns/: run-2, run-3, run-4; `make eval-rerun`)",
 		"Of these 3 slices the P90 met its target in every run in 0, in some runs only in 3 and in none in 0; the P50 in every run in 1, in some only in 2, in none in 0.",
 		"| s | 0.90 | all | 0.636, 0.500, 0.500 | 0.945, 0.818, 0.900 | 2 of 3 | 2 of 3 |",
 		"| s | 0.90 | ClusterQueue a | 0.500, 0.500, 0.500 | 0.900, 0.750, 0.900 | 3 of 3 | 2 of 3 |",
-		"| s | 0.90 | ClusterQueue b | 0.800, 0.500, — | 1.000, 0.900, — | 1 of 2 | 1 of 2 |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("run to run lacks %q:\n%s", want, out)
-		}
-	}
+		"| s | 0.90 | ClusterQueue b | 0.800, 0.500, — | 1.000, 0.900, — | 1 of 2 | 1 of 2 |")
 }
 
 func TestReadRerunsNeedsCSVsInEveryRerun(t *testing.T) {
