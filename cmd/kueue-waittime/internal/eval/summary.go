@@ -62,9 +62,8 @@ func writeSummary(w io.Writer, files []string, reruns []rerun) error {
 			return err
 		}
 		name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
-		levels := map[float64][]ScoredSample{}
+		levels := samplesByLevel(samples)
 		for _, s := range samples {
-			levels[s.Level] = append(levels[s.Level], s)
 			// Batch labels stay distinct across scenarios.
 			s.Batch += i * 1_000_000
 			pooled = append(pooled, s)
@@ -85,6 +84,15 @@ func writeSummary(w io.Writer, files []string, reruns []rerun) error {
 		writeRunToRun(w, targets, reruns)
 	}
 	return nil
+}
+
+// samplesByLevel groups a scenario's samples by level.
+func samplesByLevel(samples []ScoredSample) map[float64][]ScoredSample {
+	levels := map[float64][]ScoredSample{}
+	for _, s := range samples {
+		levels[s.Level] = append(levels[s.Level], s)
+	}
+	return levels
 }
 
 // scenarioCoverageSlices is coverageSlices of every level of a scenario,
@@ -265,9 +273,9 @@ type rerun struct {
 	slices map[string][]coverageSlice
 }
 
-// readReruns reads every subdirectory of dir as a rerun, in order of name;
-// none when dir does not exist. A subdirectory without CSVs is an error: a
-// rerun that wrote nothing is not evidence.
+// readReruns reads every subdirectory of dir as a rerun, in order of name
+// (os.ReadDir's); none when dir does not exist. A subdirectory without CSVs
+// is an error: a rerun that wrote nothing is not evidence.
 func readReruns(dir string) ([]rerun, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -294,16 +302,11 @@ func readReruns(dir string) ([]rerun, error) {
 			if err != nil {
 				return nil, err
 			}
-			levels := map[float64][]ScoredSample{}
-			for _, s := range samples {
-				levels[s.Level] = append(levels[s.Level], s)
-			}
 			name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
-			r.slices[name] = scenarioCoverageSlices(name, levels)
+			r.slices[name] = scenarioCoverageSlices(name, samplesByLevel(samples))
 		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b rerun) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
 
