@@ -35,7 +35,7 @@ var (
 	requests = &controlplane.RequestCounter{}
 	// ledger counts the admissions the estimator's prediction ledger
 	// recorded.
-	ledger = &ledgerReporter{}
+	ledger = &ledgerReporter{scored: map[kueue.ClusterQueueReference]int{}, unscored: map[kueue.ClusterQueueReference]int{}}
 )
 
 // ledgerReporter is the estimator's metrics reporter in this suite: it
@@ -52,9 +52,6 @@ type ledgerReporter struct {
 func (r *ledgerReporter) ReportScore(s estimator.Score) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.scored == nil {
-		r.scored = map[kueue.ClusterQueueReference]int{}
-	}
 	r.scored[s.ClusterQueue]++
 }
 
@@ -64,9 +61,6 @@ func (r *ledgerReporter) ReportUnscored(cq kueue.ClusterQueueReference, reason e
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.unscored == nil {
-		r.unscored = map[kueue.ClusterQueueReference]int{}
-	}
 	r.unscored[cq]++
 }
 
