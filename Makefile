@@ -157,11 +157,11 @@ eval: envtest build ## Every evaluation scenario on the real scheduler into test
 	bin/kueue-waittime eval --summarize test/eval/results
 
 .PHONY: eval-rerun
-eval-rerun: envtest build ## Run SCENARIOS (names of test/eval/*.yaml) again, same model, into test/eval/results/reruns/run-N; the summary sets their slices beside make eval's (about 2 min a scenario).
+eval-rerun: envtest build ## Run SCENARIOS (names of test/eval/*.yaml) again, same model, into test/eval/results/reruns/run-N (SEED=N: with that base seed, other arrivals); the summary sets their slices beside make eval's (about 2 min a scenario).
 	@test -n "$(SCENARIOS)" || { echo "eval-rerun: name the scenarios to run again, e.g. make eval-rerun SCENARIOS='partition mt-cohort'"; exit 2; }
 	@n=2; while [ -e test/eval/results/reruns/run-$$n ]; do n=$$((n+1)); done; out=test/eval/results/reruns/run-$$n; \
 	for s in $(SCENARIOS); do \
-	  PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval -f test/eval/$$s.yaml --out $$out || { rm -rf $$out; exit 1; }; \
+	  PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval -f test/eval/$$s.yaml $(if $(SEED),--seed $(SEED)) --out $$out || { rm -rf $$out; exit 1; }; \
 	done; rm -f $$out/*.png; echo "eval-rerun: wrote $$out"
 	bin/kueue-waittime eval --summarize test/eval/results
 

@@ -174,6 +174,7 @@ func NewCommand() *cobra.Command {
 	var parallel int
 	var replica, onCluster bool
 	var summarize, clusterDir string
+	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "eval -f SCENARIO.yaml [-f ...] [--out DIR]",
 		Short: "Run scenarios on the real Kueue scheduler and compare the predictors",
@@ -199,6 +200,12 @@ and P90 coverage) and, with --out, writes <name>.md, <name>.json,
 DIR/summary.md, every scenario and level in one table with the coverage
 pooled over all of them.
 
+--seed replaces each scenario's base seed, so its replicas draw other
+arrivals and service times than its file's seed gives (the report's JSON
+records the seed used). Run again with the file's seed, a scenario repeats
+its arrival sequence and only the timing of the run changes; with another,
+a miss can be told apart from one sequence's particular bursts.
+
 With --cluster, each scenario runs instead on a local cluster of its own
 (kube-apiserver, etcd, kube-controller-manager, kube-scheduler, KWOK nodes;
 the manager is the image's /manager deployed from the rendered manifests, as
@@ -219,6 +226,9 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				if len(files) > 0 {
 					return cli.FlagError("summarize", "takes the results of an earlier run, not scenario files")
 				}
+				if cmd.Flags().Changed("seed") {
+					return cli.FlagError("seed", "goes with the scenario files of a run, not --summarize")
+				}
 				if err := WriteDirSummary(summarize); err != nil {
 					return cli.Usagef("%v", err)
 				}
@@ -228,13 +238,13 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 			if len(files) == 0 {
 				return cli.FlagError("file", "at least one scenario file is required")
 			}
-			var specs []*Spec
-			for _, f := range files {
-				spec, err := LoadSpec(f)
-				if err != nil {
-					return cli.Usagef("%v", err)
-				}
-				specs = append(specs, spec)
+			var reseed *uint64
+			if cmd.Flags().Changed("seed") {
+				reseed = &seed
+			}
+			specs, err := loadSpecs(files, reseed)
+			if err != nil {
+				return cli.Usagef("%v", err)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -283,6 +293,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "how many (level, seed) replicas of a scenario run at once as independent ClusterQueues (0: all)")
 	cmd.Flags().BoolVar(&onCluster, "cluster", false, "run on a local cluster (KWOK nodes, the manager deployed from the manifests) with every arrival a batch/v1 Job, scored from the manager's metrics")
 	cmd.Flags().StringVar(&clusterDir, "cluster-dir", "_output/eval-cluster", "with --cluster: directory of each scenario's cluster state and logs (DIR/<scenario>, emptied first)")
+	cmd.Flags().Uint64Var(&seed, "seed", 0, "replace every scenario's base seed (its replicas' arrivals and service times) by this one")
 	cmd.Flags().BoolVar(&replica, "replica", false, "also run a second estimator as a manager replica that does not schedule, and report how the P50s it publishes agree with the scheduling one's")
 	return cmd
 }
@@ -333,6 +344,23 @@ func quietKlog() {
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
 	ctrllog.SetLogger(logr.Discard())
+}
+
+// loadSpecs loads the scenario files; with seed not nil, every scenario
+// takes *seed as its base seed instead of its file's.
+func loadSpecs(files []string, seed *uint64) ([]*Spec, error) {
+	var specs []*Spec
+	for _, f := range files {
+		spec, err := LoadSpec(f)
+		if err != nil {
+			return nil, err
+		}
+		if seed != nil {
+			spec.Seed = *seed
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
 }
 
 func writeOutputs(dir string, r *Report) error {

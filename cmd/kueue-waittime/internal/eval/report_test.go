@@ -3,6 +3,8 @@ package eval
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,14 +108,7 @@ func TestBuildReportScoresEveryPredictorOnTheSameWorkloads(t *testing.T) {
 func TestWriteDirSummaryReadsBackTheCSV(t *testing.T) {
 	r := syntheticReport(t)
 	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "synthetic"+csvSuffix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.WriteCSV(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeRun(t, dir, r)
 	if err := WriteDirSummary(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +128,24 @@ func TestWriteDirSummaryReadsBackTheCSV(t *testing.T) {
 	}
 	if err := WriteDirSummary(t.TempDir()); err == nil {
 		t.Error("an empty directory was summarized")
+	}
+	if err := os.Remove(filepath.Join(dir, r.Spec.Name+".json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDirSummary(dir); err == nil || !strings.Contains(err.Error(), "synthetic.json") {
+		t.Errorf("a CSV without its report: err %v, want one naming the report", err)
+	}
+}
+
+// writeRun writes the per-workload CSV and the JSON report of r into dir,
+// as eval --out does (without the plots).
+func writeRun(t *testing.T, dir string, r *Report) {
+	t.Helper()
+	if err := writeFiles(dir, map[string]func(io.Writer) error{
+		r.Spec.Name + ".json":   r.WriteJSON,
+		r.Spec.Name + csvSuffix: r.WriteCSV,
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -310,9 +323,9 @@ func TestRunToRunSetsEachSliceBesideItsReruns(t *testing.T) {
 		{name: "run-4", slices: map[string][]coverageSlice{"other": coverageSlices("other", 0.9, coverageSamples("a", "", 60, 30, 54))}},
 	}
 	var b strings.Builder
-	writeRunToRun(&b, targets, reruns)
+	writeRunToRun(&b, "Run to run", "The intro.", targets, reruns)
 	expectLines(t, "run to run", b.String(),
-		"(reruns/: run-2, run-3, run-4; `make eval-rerun`)",
+		"### Run to run\n\nThe intro.\n",
 		"Of these 3 slices the P90 met its target in every run in 0, in some runs only in 3 and in none in 0; the P50 in every run in 1, in some only in 2, in none in 0.",
 		"| s | 0.90 | all | 0.636, 0.500, 0.500 | 0.945, 0.818, 0.900 | 2 of 3 | 2 of 3 |",
 		"| s | 0.90 | ClusterQueue a | 0.500, 0.500, 0.500 | 0.900, 0.750, 0.900 | 3 of 3 | 2 of 3 |",
@@ -326,36 +339,99 @@ func TestReadRerunsNeedsCSVsInEveryRerun(t *testing.T) {
 	}
 	r := syntheticReport(t)
 	for _, run := range []string{"run-3", "run-2"} {
-		if err := os.MkdirAll(filepath.Join(dir, rerunsDir, run), 0o755); err != nil {
-			t.Fatal(err)
+		r.Spec.Seed = uint64(len(run) * 10)
+		if run == "run-3" {
+			r.Spec.Seed = 7
 		}
-		f, err := os.Create(filepath.Join(dir, rerunsDir, run, "synthetic"+csvSuffix))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.WriteCSV(f); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		writeRun(t, filepath.Join(dir, rerunsDir, run), r)
 	}
 	got, err := readReruns(filepath.Join(dir, rerunsDir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
+	seeds := map[string]uint64{}
 	for _, g := range got {
 		names = append(names, g.name)
 		if _, ok := g.slices["synthetic"]; !ok {
 			t.Errorf("rerun %s lacks the scenario synthetic", g.name)
 		}
+		seeds[g.name] = g.seeds["synthetic"]
 	}
 	if diff := cmp.Diff([]string{"run-2", "run-3"}, names); diff != "" {
 		t.Errorf("reruns (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]uint64{"run-2": 50, "run-3": 7}, seeds); diff != "" {
+		t.Errorf("seeds read from the reports (-want +got):\n%s", diff)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, rerunsDir, "run-4"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := readReruns(filepath.Join(dir, rerunsDir)); err == nil || !strings.Contains(err.Error(), "run-4 holds no") {
 		t.Errorf("a rerun without CSVs: err %v, want one naming it", err)
+	}
+}
+
+// A rerun with the scenario's own seed repeats its arrivals and goes under
+// "Run to run"; one with another seed draws other arrivals and goes under
+// "Other arrival sequences", named with its seed.
+func TestRerunsWithAnotherSeedAreSetApart(t *testing.T) {
+	dir := t.TempDir()
+	r := syntheticReport(t)
+	r.Spec.Seed = 11
+	writeRun(t, dir, r)
+	writeRun(t, filepath.Join(dir, rerunsDir, "run-2"), r)
+	r.Spec.Seed = 12
+	writeRun(t, filepath.Join(dir, rerunsDir, "run-3"), r)
+	writeRun(t, filepath.Join(dir, rerunsDir, "run-4"), r)
+	if err := WriteDirSummary(dir); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, other, ok := strings.Cut(string(data), "### Other arrival sequences")
+	if !ok || !strings.Contains(same, "### Run to run") {
+		t.Fatalf("summary lacks one of the two sections:\n%s", data)
+	}
+	expectLines(t, "run to run", same, "(reruns/: run-2; `make eval-rerun`)")
+	expectLines(t, "other arrival sequences", other, "(reruns/: run-3 (seed 12), run-4 (seed 12); `make eval-rerun SEED=N`)")
+	if strings.Contains(same, "run-3") {
+		t.Errorf("a rerun with another seed is set under run to run:\n%s", same)
+	}
+}
+
+// splitBySeed puts each scenario of a rerun on the side of its seed: a
+// rerun of two scenarios, one with its own seed and one with another, is on
+// both sides with one scenario each.
+func TestSplitBySeedPutsEachScenarioOnTheSideOfItsSeed(t *testing.T) {
+	s := coverageSlices("s", 0.9, coverageSamples("a", "", 60, 30, 54))
+	u := coverageSlices("u", 0.9, coverageSamples("a", "", 60, 30, 54))
+	reruns := []rerun{
+		{name: "run-2", slices: map[string][]coverageSlice{"s": s, "u": u}, seeds: map[string]uint64{"s": 1, "u": 5}},
+		{name: "run-3", slices: map[string][]coverageSlice{"s": s}, seeds: map[string]uint64{"s": 3}},
+		// A scenario the first run does not hold goes with its own seed.
+		{name: "run-4", slices: map[string][]coverageSlice{"v": u}, seeds: map[string]uint64{"v": 9}},
+	}
+	same, other := splitBySeed(reruns, map[string]uint64{"s": 1, "u": 2})
+	scenarios := func(rs []rerun) map[string][]string {
+		out := map[string][]string{}
+		for _, r := range rs {
+			out[r.name] = slices.Sorted(maps.Keys(r.slices))
+		}
+		return out
+	}
+	if diff := cmp.Diff(map[string][]string{"run-2": {"s"}, "run-4": {"v"}}, scenarios(same)); diff != "" {
+		t.Errorf("same seed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string][]string{"run-2": {"u"}, "run-3": {"s"}}, scenarios(other)); diff != "" {
+		t.Errorf("other seeds (-want +got):\n%s", diff)
+	}
+	if got, want := rerunNames(other), "run-2 (seed 5), run-3 (seed 3)"; got != want {
+		t.Errorf("names of the other seeds' reruns: %q, want %q", got, want)
+	}
+	if got, want := rerunNames(same), "run-2, run-4"; got != want {
+		t.Errorf("names of the same seed's reruns: %q, want %q", got, want)
 	}
 }

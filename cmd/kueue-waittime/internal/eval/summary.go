@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,14 +40,25 @@ func WriteDirSummary(dir string) error {
 	if err != nil {
 		return err
 	}
+	seeds := map[string]uint64{}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
+		if seeds[name], err = reportSeed(dir, name); err != nil {
+			return err
+		}
+	}
 	f, err := os.Create(filepath.Join(dir, "summary.md"))
 	if err != nil {
 		return err
 	}
-	return errors.Join(writeSummary(f, files, reruns), f.Close())
+	return errors.Join(writeSummary(f, files, reruns, seeds), f.Close())
 }
 
-func writeSummary(w io.Writer, files []string, reruns []rerun) error {
+// writeSummary writes the summary of the CSV files, and of the reruns of
+// their scenarios; seeds holds the base seed each scenario's file was run
+// with, which tells the reruns that repeated its arrivals from those that
+// drew others.
+func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]uint64) error {
 	fmt.Fprintln(w, "### Summary of every scenario")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Written by `kueue-waittime eval --summarize DIR` (run by `make eval`) from the per-workload CSVs beside it.")
@@ -80,10 +92,88 @@ func writeSummary(w io.Writer, files []string, reruns []rerun) error {
 	fmt.Fprintf(w, "| **all** | | %d | | | | | %s | %s |\n", f.Scored,
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 	writeCoverageTargets(w, targets)
-	if len(reruns) > 0 {
-		writeRunToRun(w, targets, reruns)
+	same, other := splitBySeed(reruns, seeds)
+	if len(same) > 0 {
+		writeRunToRun(w, "Run to run", fmt.Sprintf("The slices above whose scenario was run again with the same model and seed "+
+			"(reruns/: %s; `make eval-rerun`), with their coverage in this run first and then in each rerun that scored enough of them. "+
+			"A rerun with the scenario's seed draws the same arrivals and service times: what changes is the run's timing. "+
+			"The intervals above are within one run; how far a slice moves from one run to the next is the part of its uncertainty they leave out.",
+			rerunNames(same)), targets, same)
+	}
+	if len(other) > 0 {
+		writeRunToRun(w, "Other arrival sequences", fmt.Sprintf("The slices above whose scenario was run again with the same model and another base seed "+
+			"(reruns/: %s; `make eval-rerun SEED=N`): other arrivals and service times from the same distributions, this run's coverage first. "+
+			"A slice that misses its target with the scenario's own seed and meets it with others missed on that one sequence; "+
+			"one that misses with every seed is the model's.",
+			rerunNames(other)), targets, other)
 	}
 	return nil
+}
+
+// splitBySeed splits the reruns into those of scenarios run with the seed
+// of seeds (the first run's) and those run with another; a rerun holding
+// scenarios of both kinds is in both, with its scenarios of each kind. Only
+// the second keep their seeds.
+func splitBySeed(reruns []rerun, seeds map[string]uint64) (same, other []rerun) {
+	for _, r := range reruns {
+		s := rerun{name: r.name, slices: map[string][]coverageSlice{}, seeds: map[string]uint64{}}
+		o := rerun{name: r.name, slices: map[string][]coverageSlice{}, seeds: map[string]uint64{}}
+		for scenario, ss := range r.slices {
+			if seed, ok := seeds[scenario]; ok && r.seeds[scenario] != seed {
+				o.slices[scenario], o.seeds[scenario] = ss, r.seeds[scenario]
+				continue
+			}
+			s.slices[scenario] = ss
+		}
+		if len(s.slices) > 0 {
+			same = append(same, s)
+		}
+		if len(o.slices) > 0 {
+			other = append(other, o)
+		}
+	}
+	return same, other
+}
+
+// rerunNames lists the reruns by name, each with its seeds where it was
+// run with another than a scenario's own: "run-4 (seed 7)".
+func rerunNames(reruns []rerun) string {
+	names := make([]string, len(reruns))
+	for i, r := range reruns {
+		names[i] = r.name
+		var seeds []string
+		for _, seed := range slices.Sorted(maps.Values(r.seeds)) {
+			if s := strconv.FormatUint(seed, 10); !slices.Contains(seeds, s) {
+				seeds = append(seeds, s)
+			}
+		}
+		if len(seeds) > 0 {
+			names[i] += " (seed " + strings.Join(seeds, ", ") + ")"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// reportSeed reads the base seed that the run of scenario in dir used from
+// its report (<scenario>.json, which eval --out writes beside the CSV).
+func reportSeed(dir, scenario string) (uint64, error) {
+	path := filepath.Join(dir, scenario+".json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("the seed of %s's run: %w", scenario, err)
+	}
+	var report struct {
+		Scenario *struct {
+			Seed uint64 `json:"seed"`
+		} `json:"scenario"`
+	}
+	if err := json.Unmarshal(data, &report); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if report.Scenario == nil {
+		return 0, fmt.Errorf("%s holds no scenario, so no seed", path)
+	}
+	return report.Scenario.Seed, nil
 }
 
 // samplesByLevel groups a scenario's samples by level.
@@ -271,6 +361,8 @@ type rerun struct {
 	name string
 	// slices holds the coverage slices of each scenario the rerun holds.
 	slices map[string][]coverageSlice
+	// seeds holds the base seed each scenario was run with.
+	seeds map[string]uint64
 }
 
 // readReruns reads every subdirectory of dir as a rerun, in order of name
@@ -296,7 +388,7 @@ func readReruns(dir string) ([]rerun, error) {
 		if len(files) == 0 {
 			return nil, fmt.Errorf("rerun %s holds no *%s", filepath.Join(dir, e.Name()), csvSuffix)
 		}
-		r := rerun{name: e.Name(), slices: map[string][]coverageSlice{}}
+		r := rerun{name: e.Name(), slices: map[string][]coverageSlice{}, seeds: map[string]uint64{}}
 		for _, file := range files {
 			samples, err := readScoredCSV(file)
 			if err != nil {
@@ -304,6 +396,9 @@ func readReruns(dir string) ([]rerun, error) {
 			}
 			name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
 			r.slices[name] = scenarioCoverageSlices(name, samplesByLevel(samples))
+			if r.seeds[name], err = reportSeed(filepath.Join(dir, e.Name()), name); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, r)
 	}
@@ -344,24 +439,19 @@ func runsOf(targets []coverageSlice, reruns []rerun) []sliceRuns {
 	return out
 }
 
-// writeRunToRun writes the slices of the coverage targets whose scenario
-// was run again: the coverage in each run and in how many runs the target
-// was met. The batch-means intervals of one run leave out what moves a
-// whole run (the replicas of a scenario run at once in one manager and
-// share its timing); this is that part, measured.
-func writeRunToRun(w io.Writer, targets []coverageSlice, reruns []rerun) {
+// writeRunToRun writes, under the heading title and the paragraph intro,
+// the slices of the coverage targets whose scenario the reruns ran again:
+// the coverage in each run and in how many runs the target was met. The
+// batch-means intervals of one run leave out what moves a whole run (the
+// replicas of a scenario run at once in one manager and share its timing,
+// and with the scenario's seed its arrival sequence); this is that part,
+// measured.
+func writeRunToRun(w io.Writer, title, intro string, targets []coverageSlice, reruns []rerun) {
 	rows := runsOf(targets, reruns)
-	names := make([]string, len(reruns))
-	for i, r := range reruns {
-		names[i] = r.name
-	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Run to run")
+	fmt.Fprintln(w, "### "+title)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "The slices above whose scenario was run again with the same model (reruns/: %s; `make eval-rerun`), "+
-		"with their coverage in this run first and then in each rerun that scored enough of them. "+
-		"The intervals above are within one run; how far a slice moves from one run to the next is the part of its uncertainty they leave out.\n",
-		strings.Join(names, ", "))
+	fmt.Fprintln(w, intro)
 	if len(rows) == 0 {
 		return
 	}
