@@ -93,19 +93,22 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 	writeCoverageTargets(w, targets)
 	same, other := splitBySeed(reruns, seeds)
-	if len(same) > 0 {
-		writeRunToRun(w, "Run to run", fmt.Sprintf("The slices above whose scenario was run again with the same model and seed "+
-			"(reruns/: %s; `make eval-rerun`), with their coverage in this run first and then in each rerun that scored enough of them. "+
-			"A rerun with the scenario's seed draws the same arrivals and service times: what changes is the run's timing. "+
-			"The intervals above are within one run; how far a slice moves from one run to the next is the part of its uncertainty they leave out.",
-			rerunNames(same)), targets, same)
-	}
-	if len(other) > 0 {
-		writeRunToRun(w, "Other arrival sequences", fmt.Sprintf("The slices above whose scenario was run again with the same model and another base seed "+
-			"(reruns/: %s; `make eval-rerun SEED=N`): other arrivals and service times from the same distributions, this run's coverage first. "+
-			"A slice that misses its target with the scenario's own seed and meets it with others missed on that one sequence; "+
-			"one that misses with every seed is the model's.",
-			rerunNames(other)), targets, other)
+	for _, section := range []struct {
+		title, intro string // intro's %s: the reruns' names
+		reruns       []rerun
+	}{
+		{"Run to run", "The slices above whose scenario was run again with the same model and seed " +
+			"(reruns/: %s; `make eval-rerun`), with their coverage in this run first and then in each rerun that scored enough of them. " +
+			"A rerun with the scenario's seed draws the same arrivals and service times: what changes is the run's timing. " +
+			"The intervals above are within one run; how far a slice moves from one run to the next is the part of its uncertainty they leave out.", same},
+		{"Other arrival sequences", "The slices above whose scenario was run again with the same model and another base seed " +
+			"(reruns/: %s; `make eval-rerun SEED=N`): other arrivals and service times from the same distributions, this run's coverage first. " +
+			"A slice that misses its target with the scenario's own seed and meets it with others missed on that one sequence; " +
+			"one that misses with every seed is the model's.", other},
+	} {
+		if len(section.reruns) > 0 {
+			writeRunToRun(w, section.title, fmt.Sprintf(section.intro, rerunNames(section.reruns)), targets, section.reruns)
+		}
 	}
 	return nil
 }
