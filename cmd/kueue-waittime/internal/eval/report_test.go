@@ -338,11 +338,9 @@ func TestReadRerunsNeedsCSVsInEveryRerun(t *testing.T) {
 		t.Errorf("no reruns directory: got %v, %v; want none and no error", got, err)
 	}
 	r := syntheticReport(t)
+	wantSeeds := map[string]uint64{"run-2": 50, "run-3": 7}
 	for _, run := range []string{"run-3", "run-2"} {
-		r.Spec.Seed = uint64(len(run) * 10)
-		if run == "run-3" {
-			r.Spec.Seed = 7
-		}
+		r.Spec.Seed = wantSeeds[run]
 		writeRun(t, filepath.Join(dir, rerunsDir, run), r)
 	}
 	got, err := readReruns(filepath.Join(dir, rerunsDir))
@@ -361,7 +359,7 @@ func TestReadRerunsNeedsCSVsInEveryRerun(t *testing.T) {
 	if diff := cmp.Diff([]string{"run-2", "run-3"}, names); diff != "" {
 		t.Errorf("reruns (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]uint64{"run-2": 50, "run-3": 7}, seeds); diff != "" {
+	if diff := cmp.Diff(wantSeeds, seeds); diff != "" {
 		t.Errorf("seeds read from the reports (-want +got):\n%s", diff)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, rerunsDir, "run-4"), 0o755); err != nil {
