@@ -136,12 +136,20 @@ func TestServiceModelChoosesTheMethod(t *testing.T) {
 		stats        Stats
 		maxExecSum   float64
 		maxExecCount int
+		runningAges  []float64
 		wantMethod   Method
 		wantMean     float64
 	}{
 		"enough completions: the observed law": {
 			stats:      Stats{HasService: true, ServiceMean: 55, ServiceSample: ten},
 			wantMethod: MethodForecast, wantMean: 55,
+		},
+		// Kaplan–Meier: 1/11 on each completion, 1/11 beyond the last, at
+		// 100 s + θ, θ = (550 + 150)/10 = 70 s: (550 + 170)/11.
+		"enough completions and a workload running longer than all: the Kaplan–Meier law": {
+			stats:       Stats{HasService: true, ServiceMean: 55, ServiceSample: ten},
+			runningAges: []float64{150},
+			wantMethod:  MethodForecast, wantMean: 720.0 / 11,
 		},
 		"too few completions, a configured prior": {
 			prior:      30,
@@ -157,7 +165,7 @@ func TestServiceModelChoosesTheMethod(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			// Ten completions needed, the estimator's default.
-			method, model := serviceModel(tc.stats, 10, tc.prior, tc.maxExecSum, tc.maxExecCount)
+			method, model := serviceModel(tc.stats, 10, tc.prior, tc.maxExecSum, tc.maxExecCount, tc.runningAges)
 			gotMean := 0.0
 			if model != nil {
 				gotMean = model.Mean()

@@ -244,7 +244,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	roll.Arrivals = higherPriorityArrivals(s.PriorityRates, s.PriorityWindows, roll.Pending, shapes)
 
 	out.Model, out.ModelErr = NewAPriori(q.Capacity, classes.mix(), s)
-	method, service := serviceModel(s, e.config.MinServiceSamples, e.config.PriorMeanServiceSeconds, maxExecSum, maxExecCount)
+	method, service := serviceModel(s, e.config.MinServiceSamples, e.config.PriorMeanServiceSeconds, maxExecSum, maxExecCount, runningAges(roll.Running, s.ServiceSample))
 	roll.Service = service
 	if method == MethodForecast {
 		roll.ServiceByPriority = priorityServiceModels(s.PriorityService)
@@ -267,6 +267,20 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		}
 	}
 	return out, nil
+}
+
+// runningAges lists the ages of the running workloads, the censored
+// service times of a small sample (see serviceModel); nil when the sample
+// is not small, where they are not used.
+func runningAges(running []forecast.Running, sample []float64) []float64 {
+	if len(sample) >= BootstrapServiceBelow || len(running) == 0 {
+		return nil
+	}
+	ages := make([]float64, 0, len(running))
+	for _, r := range running {
+		ages = append(ages, r.AgeSeconds)
+	}
+	return ages
 }
 
 // Release hands r's Estimates back to later rolls, which overwrite them:

@@ -12,15 +12,18 @@ const BootstrapServiceBelow = 50
 
 // serviceModel picks the service law of a roll: the observed sample once it
 // holds minSamples completions (MethodForecast), bootstrapped per replica
-// while it has fewer than BootstrapServiceBelow, else an exponential prior
+// while it has fewer than BootstrapServiceBelow — together with runningAges,
+// the ages of the workloads still running, as right-censored service times
+// ([forecast.NewCensoredBootstrap]): a small sample holds the workloads that
+// ended first, the short ones —, else an exponential prior
 // (MethodAPriori) of mean priorMean seconds or, failing that, the mean
 // maximum execution time of the known workloads (maxExecSum over
 // maxExecCount: an upper bound, so the forecast errs long); nil when there
 // is nothing to go on.
-func serviceModel(s Stats, minSamples int, priorMean, maxExecSum float64, maxExecCount int) (Method, forecast.ServiceModel) {
+func serviceModel(s Stats, minSamples int, priorMean, maxExecSum float64, maxExecCount int, runningAges []float64) (Method, forecast.ServiceModel) {
 	if s.HasService && len(s.ServiceSample) >= minSamples {
 		if len(s.ServiceSample) < BootstrapServiceBelow {
-			if m, err := forecast.NewBootstrap(s.ServiceSample); err == nil {
+			if m, err := forecast.NewCensoredBootstrap(s.ServiceSample, runningAges); err == nil {
 				return MethodForecast, m
 			}
 		} else if m, err := forecast.NewEmpirical(s.ServiceSample); err == nil {

@@ -118,3 +118,44 @@ func BenchmarkForecast10000PendingPreempting(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForecastSmallSampleBootstrap and
+// BenchmarkForecastSmallSampleCensoredBootstrap are benchQueue with 100
+// pending workloads served by a bootstrap of 40 completions, without and
+// with the 40 running workloads' ages as censored service times: the cost
+// of the imputation and sort each replica's resample then takes (80
+// values instead of 40).
+func BenchmarkForecastSmallSampleBootstrap(b *testing.B) {
+	benchmarkSmallSample(b, false)
+}
+
+func BenchmarkForecastSmallSampleCensoredBootstrap(b *testing.B) {
+	benchmarkSmallSample(b, true)
+}
+
+func benchmarkSmallSample(b *testing.B, censored bool) {
+	q := benchQueue(b, 100, BestEffortFIFO)
+	r := rand.New(rand.NewPCG(5, 6))
+	obs := make([]float64, 40)
+	for i := range obs {
+		obs[i] = 5 + 600*r.ExpFloat64()
+	}
+	var ages []float64
+	if censored {
+		for _, run := range q.Running {
+			ages = append(ages, run.AgeSeconds)
+		}
+	}
+	svc, err := NewCensoredBootstrap(obs, ages)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q.Service = svc
+	f := mustNew(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Forecast(q, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
