@@ -119,7 +119,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 // the second keep their seeds.
 func splitBySeed(reruns []rerun, seeds map[string]uint64) (same, other []rerun) {
 	for _, r := range reruns {
-		s := rerun{name: r.name, slices: map[string][]coverageSlice{}, seeds: map[string]uint64{}}
+		s := rerun{name: r.name, slices: map[string][]coverageSlice{}}
 		o := rerun{name: r.name, slices: map[string][]coverageSlice{}, seeds: map[string]uint64{}}
 		for scenario, ss := range r.slices {
 			if seed, ok := seeds[scenario]; ok && r.seeds[scenario] != seed {
@@ -145,10 +145,8 @@ func rerunNames(reruns []rerun) string {
 	for i, r := range reruns {
 		names[i] = r.name
 		var seeds []string
-		for _, seed := range slices.Sorted(maps.Values(r.seeds)) {
-			if s := strconv.FormatUint(seed, 10); !slices.Contains(seeds, s) {
-				seeds = append(seeds, s)
-			}
+		for _, seed := range slices.Compact(slices.Sorted(maps.Values(r.seeds))) {
+			seeds = append(seeds, strconv.FormatUint(seed, 10))
 		}
 		if len(seeds) > 0 {
 			names[i] += " (seed " + strings.Join(seeds, ", ") + ")"
@@ -166,9 +164,7 @@ func reportSeed(dir, scenario string) (uint64, error) {
 		return 0, fmt.Errorf("the seed of %s's run: %w", scenario, err)
 	}
 	var report struct {
-		Scenario *struct {
-			Seed uint64 `json:"seed"`
-		} `json:"scenario"`
+		Scenario *Spec `json:"scenario"`
 	}
 	if err := json.Unmarshal(data, &report); err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
