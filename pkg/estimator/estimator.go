@@ -470,7 +470,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		}
 		s.freedAt = time.Time{}
 	}
-	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() {
+	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() && !s.lastRelease.After(at) {
 		if d := now.Sub(at); d >= 0 {
 			s.firstAttemptLatency.ObserveAt(now, d.Seconds())
 			e.firstAttemptLatency.ObserveAt(now, d.Seconds())

@@ -198,6 +198,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		now := e.opts.clock.Now()
 		e.applyOrDefer(earlyEvent{key: key, cq: admission.ClusterQueue, kind: releaseEvent, apply: func() {
 			delete(e.admittedAt, key)
+			e.statsFor(admission.ClusterQueue).lastRelease = now
 			if at, ok := e.evictedAt[key]; ok {
 				if d := eventTimeOf(now) - at; d >= 0 {
 					e.statsFor(admission.ClusterQueue).releaseDelay.Observe(time.Duration(d).Seconds())
@@ -227,6 +228,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}
 	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: kind, apply: func() {
 		s := e.statsFor(cq)
+		s.lastRelease = now
 		if finished {
 			span, ok := span, hasSpan
 			if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {

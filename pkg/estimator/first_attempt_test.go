@@ -28,18 +28,26 @@ func refusedCopy(wl *kueue.Workload, message string, at time.Time) *kueue.Worklo
 
 // TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads: the delay
 // from a workload's arrival to its admission enters the first-attempt
-// sample only when the scheduler never refused it quota in between, and
-// when the estimator saw it arrive.
+// sample only when the scheduler never refused it quota in between, when
+// the estimator saw it arrive, and when no workload of its ClusterQueue
+// gave quota back in between (it may have waited for that quota behind
+// others without ever being tried: a wait, not a first attempt's latency).
 func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 	cases := map[string]struct {
 		refused bool
 		// unseen: the arrival happened before the estimator watched.
 		unseen bool
-		want   []float64
+		// finished, preempted: a running workload of the ClusterQueue
+		// finished, or was preempted and released its quota, while it
+		// waited.
+		finished, preempted bool
+		want                []float64
 	}{
-		"admitted at its first attempt":      {want: []float64{0.3}},
-		"refused quota before its admission": {refused: true},
-		"arrival not seen":                   {unseen: true},
+		"admitted at its first attempt":            {want: []float64{0.3}},
+		"refused quota before its admission":       {refused: true},
+		"arrival not seen":                         {unseen: true},
+		"a workload finished while it waited":      {finished: true},
+		"a workload was preempted while it waited": {preempted: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -54,6 +62,18 @@ func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 			env.clock.Step(100 * time.Millisecond)
 			if tc.refused {
 				h.OnUpdate(p0, refusedCopy(p0, "couldn't assign flavors", env.clock.Now()))
+			}
+			if tc.finished || tc.preempted {
+				running := objs.running[0]
+				gone := running.DeepCopy()
+				if tc.finished {
+					gone.Status.Conditions = append(gone.Status.Conditions, metav1.Condition{
+						Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(env.clock.Now()),
+					})
+				} else {
+					gone.Status.Admission = nil
+				}
+				h.OnUpdate(running, gone)
 			}
 			env.clock.Step(200 * time.Millisecond)
 			e.ObserveAdmission(admittedCopy(p0), env.clock.Now())

@@ -37,10 +37,18 @@ type queueStats struct {
 	// firstAttemptLatency is a reservoir like admissionLatency of the
 	// delays from the arrival of a workload to its admission, for those
 	// the scheduler admitted at its first attempt (never found
-	// inadmissible, see triedBit): the roll times by it the admission of a
-	// pending workload that is untried and fits now (see
+	// inadmissible, see triedBit) with no quota released in the
+	// ClusterQueue between their arrival and their admission (see
+	// lastRelease): the roll times by it the admission of a pending
+	// workload that is untried and fits now (see
 	// forecast.Queue.FirstAttemptLatencySample).
 	firstAttemptLatency *stats.ServiceTimes
+	// lastRelease is when a workload of the ClusterQueue last gave its
+	// quota back (finished, or preempted). A workload that arrived before
+	// it and is admitted untried may have waited for that quota behind
+	// others, never popped by the scheduler: its arrival-to-admission
+	// delay is a wait, not a first attempt's latency.
+	lastRelease time.Time
 	// preemptionDelay is an EMA of the delay between a preemption (the
 	// victim's eviction seen) and the next admission, the preemptor's.
 	preemptionDelay *stats.EMA
