@@ -68,6 +68,9 @@ type Estimator struct {
 	perQueue map[kueue.ClusterQueueReference]*queueStats
 	// specs holds what the snapshot does not carry of each ClusterQueue.
 	specs map[kueue.ClusterQueueReference]queueSpec
+	// cohortReleases holds, per cohort, when a workload of one of its
+	// ClusterQueues last gave its quota back (see queueStats.lastRelease).
+	cohortReleases map[kueue.CohortReference]time.Time
 	// cycleBusy is an EMA of how long the scheduler was busy between the
 	// start of one cycle and the moment the next began waiting for heads;
 	// lastCycleStart is when the last cycle obtained its heads.
@@ -176,6 +179,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		rng:                 o.rng,
 		perQueue:            make(map[kueue.ClusterQueueReference]*queueStats),
 		specs:               make(map[kueue.ClusterQueueReference]queueSpec),
+		cohortReleases:      make(map[kueue.CohortReference]time.Time),
 		cycleBusy:           cycleBusy,
 		admissionLatency:    newSharedLatencies(o),
 		firstAttemptLatency: newSharedLatencies(o),
@@ -470,7 +474,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		}
 		s.freedAt = time.Time{}
 	}
-	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() && !s.lastRelease.After(at) {
+	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() && !e.lastReleaseFor(cq, s).After(at) {
 		if d := now.Sub(at); d >= 0 {
 			s.firstAttemptLatency.ObserveAt(now, d.Seconds())
 			e.firstAttemptLatency.ObserveAt(now, d.Seconds())

@@ -85,10 +85,12 @@ type queueSpec struct {
 	// reclaimWithinCohort is spec.preemption.reclaimWithinCohort ("":
 	// Never).
 	reclaimWithinCohort kueue.PreemptionPolicy
+	// cohort is spec.cohortName ("": none).
+	cohort kueue.CohortReference
 }
 
 func queueSpecOf(cq *kueue.ClusterQueue) queueSpec {
-	spec := queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil}
+	spec := queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil, cohort: cq.Spec.CohortName}
 	if cq.Spec.Preemption != nil {
 		spec.withinClusterQueue = cq.Spec.Preemption.WithinClusterQueue
 		spec.reclaimWithinCohort = cq.Spec.Preemption.ReclaimWithinCohort
@@ -100,17 +102,42 @@ func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec)
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	previous := e.specs[cq].cohort
 	e.specs[cq] = spec
 	e.markChanged(cq)
+	if previous != spec.cohort {
+		e.forgetCohortIfEmpty(previous)
+	}
+}
+
+// forgetCohortIfEmpty drops the release time kept for cohort (see
+// noteRelease) once no known ClusterQueue is in it, so that the map does
+// not grow with every cohort name ever used. O(ClusterQueues), on a
+// ClusterQueue's deletion or change of cohort only. Under e.mu.
+func (e *Estimator) forgetCohortIfEmpty(cohort kueue.CohortReference) {
+	if cohort == "" {
+		return
+	}
+	if _, kept := e.cohortReleases[cohort]; !kept {
+		return
+	}
+	for _, spec := range e.specs {
+		if spec.cohort == cohort {
+			return
+		}
+	}
+	delete(e.cohortReleases, cohort)
 }
 
 func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	cohort := e.specs[cq].cohort
 	delete(e.specs, cq)
 	delete(e.perQueue, cq)
 	e.markChanged(cq)
+	e.forgetCohortIfEmpty(cohort)
 	for key, a := range e.unlisted {
 		if a.clusterQueue == cq {
 			delete(e.unlisted, key)
@@ -198,7 +225,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		now := e.opts.clock.Now()
 		e.applyOrDefer(earlyEvent{key: key, cq: admission.ClusterQueue, kind: releaseEvent, apply: func() {
 			delete(e.admittedAt, key)
-			e.statsFor(admission.ClusterQueue).lastRelease = now
+			e.noteRelease(admission.ClusterQueue, now)
 			if at, ok := e.evictedAt[key]; ok {
 				if d := eventTimeOf(now) - at; d >= 0 {
 					e.statsFor(admission.ClusterQueue).releaseDelay.Observe(time.Duration(d).Seconds())
@@ -228,7 +255,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}
 	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: kind, apply: func() {
 		s := e.statsFor(cq)
-		s.lastRelease = now
+		e.noteRelease(cq, now)
 		if finished {
 			span, ok := span, hasSpan
 			if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {
@@ -603,4 +630,30 @@ func isEvicted(wl *kueue.Workload) bool {
 func isEvictedByPreemption(wl *kueue.Workload) bool {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadEvictedByPreemption
+}
+
+// noteRelease records that a workload of cq gave its quota back at now: in
+// cq's statistics, and in its cohort's, since Kueue lends freed quota to any
+// ClusterQueue of the cohort, directly (borrowing) or by preemption
+// (reclaim). Only the direct parent cohort is kept; a release elsewhere in
+// a hierarchical cohort tree is not seen by the others. Under e.mu.
+func (e *Estimator) noteRelease(cq kueue.ClusterQueueReference, now time.Time) {
+	e.statsFor(cq).lastRelease = now
+	if c := e.specs[cq].cohort; c != "" {
+		e.cohortReleases[c] = now
+	}
+}
+
+// lastReleaseFor is the later of the last release of quota in cq (its
+// statistics s) and in its cohort (see noteRelease): a workload of cq
+// that arrived before it and was admitted untried may have waited for
+// that quota. Under e.mu.
+func (e *Estimator) lastReleaseFor(cq kueue.ClusterQueueReference, s *queueStats) time.Time {
+	last := s.lastRelease
+	if c := e.specs[cq].cohort; c != "" {
+		if t := e.cohortReleases[c]; t.After(last) {
+			last = t
+		}
+	}
+	return last
 }

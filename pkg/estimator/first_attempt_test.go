@@ -29,31 +29,62 @@ func refusedCopy(wl *kueue.Workload, message string, at time.Time) *kueue.Worklo
 // TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads: the delay
 // from a workload's arrival to its admission enters the first-attempt
 // sample only when the scheduler never refused it quota in between, when
-// the estimator saw it arrive, and when no workload of its ClusterQueue
-// gave quota back in between (it may have waited for that quota behind
-// others without ever being tried: a wait, not a first attempt's latency).
+// the estimator saw it arrive, and when no workload of its ClusterQueue or
+// of its cohort gave quota back in between (it may have waited for that
+// quota behind others, or for a reclaim, without ever being tried: a wait,
+// not a first attempt's latency). A release in another cohort, or in a
+// cohort the ClusterQueue is not in, does not count.
 func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 	cases := map[string]struct {
 		refused bool
 		// unseen: the arrival happened before the estimator watched.
 		unseen bool
-		// finished, preempted: a running workload of the ClusterQueue
-		// finished, or was preempted and released its quota, while it
-		// waited.
+		// finished, preempted: a running workload finished, or was
+		// preempted and released its quota, while it waited.
 		finished, preempted bool
-		want                []float64
+		// releasedIn is the ClusterQueue of that running workload ("":
+		// cq's own).
+		releasedIn kueue.ClusterQueueReference
+		// cohort is cq's cohort ("": none); "sibling" is in cohort
+		// "team", "stranger" in cohort "elsewhere".
+		cohort kueue.CohortReference
+		want   []float64
 	}{
 		"admitted at its first attempt":            {want: []float64{0.3}},
 		"refused quota before its admission":       {refused: true},
 		"arrival not seen":                         {unseen: true},
 		"a workload finished while it waited":      {finished: true},
 		"a workload was preempted while it waited": {preempted: true},
+		"a sibling's workload finished while it waited": {
+			finished: true, releasedIn: "sibling", cohort: "team",
+		},
+		"a sibling's workload was preempted while it waited": {
+			preempted: true, releasedIn: "sibling", cohort: "team",
+		},
+		"a workload of another cohort finished while it waited": {
+			finished: true, releasedIn: "stranger", cohort: "team", want: []float64{0.3},
+		},
+		"a cohort's workload finished, the ClusterQueue in none": {
+			finished: true, releasedIn: "sibling", want: []float64{0.3},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			objs := paperObjects()
 			objs.pending = objs.pending[:1]
+			objs.cqs[0].Spec.CohortName = tc.cohort
+			sibling, stranger := cpuQueue("sibling", "2"), cpuQueue("stranger", "2")
+			sibling.Spec.CohortName, stranger.Spec.CohortName = "team", "elsewhere"
+			objs.cqs = append(objs.cqs, sibling, stranger)
+			releasing := objs.running[0]
+			if tc.releasedIn != "" {
+				releasing = runningWorkload("other-r0", string(tc.releasedIn), "500m", t0.Add(-10*time.Second))
+				objs.running = append(objs.running, releasing)
+			}
 			env, _, e := warmRecordingEstimator(t, objs)
+			for _, cq := range objs.cqs {
+				e.ClusterQueueEventHandler().OnAdd(cq, true)
+			}
 			h := e.WorkloadEventHandler()
 			p0 := objs.pending[0]
 			if !tc.unseen {
@@ -64,8 +95,7 @@ func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 				h.OnUpdate(p0, refusedCopy(p0, "couldn't assign flavors", env.clock.Now()))
 			}
 			if tc.finished || tc.preempted {
-				running := objs.running[0]
-				gone := running.DeepCopy()
+				gone := releasing.DeepCopy()
 				if tc.finished {
 					gone.Status.Conditions = append(gone.Status.Conditions, metav1.Condition{
 						Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "ByTest", LastTransitionTime: metav1.NewTime(env.clock.Now()),
@@ -73,7 +103,7 @@ func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 				} else {
 					gone.Status.Admission = nil
 				}
-				h.OnUpdate(running, gone)
+				h.OnUpdate(releasing, gone)
 			}
 			env.clock.Step(200 * time.Millisecond)
 			e.ObserveAdmission(admittedCopy(p0), env.clock.Now())
@@ -364,5 +394,64 @@ func refreshWithLatencies(t *testing.T, env *testEnv, e *Estimator, cq kueue.Clu
 	w := []float64{want.Seconds(), want.Seconds(), want.Seconds()}
 	if diff := cmp.Diff(w, got, cmpopts.EquateApprox(0, 0.001)); diff != "" {
 		t.Errorf("%s's mean, P50 and P90 (-want +got):\n%s", wl.Name, diff)
+	}
+}
+
+// TestCohortReleaseTimesAreForgottenWithTheirLastClusterQueue: the release
+// time kept for a cohort goes when its last ClusterQueue is deleted or
+// moves to another cohort, and stays while one is left in it.
+func TestCohortReleaseTimesAreForgottenWithTheirLastClusterQueue(t *testing.T) {
+	cases := map[string]struct {
+		// leave is done to the ClusterQueues named, in order: "delete" or
+		// the name of the cohort it moves to.
+		leave []struct{ cq, to string }
+		want  map[kueue.CohortReference]bool
+	}{
+		"both still in the cohort": {want: map[kueue.CohortReference]bool{"team": true}},
+		"one deleted":              {leave: []struct{ cq, to string }{{"a", "delete"}}, want: map[kueue.CohortReference]bool{"team": true}},
+		"both deleted": {
+			leave: []struct{ cq, to string }{{"a", "delete"}, {"b", "delete"}},
+			want:  map[kueue.CohortReference]bool{},
+		},
+		"one deleted, the other moved": {
+			leave: []struct{ cq, to string }{{"a", "delete"}, {"b", "elsewhere"}},
+			want:  map[kueue.CohortReference]bool{},
+		},
+		"one moved": {leave: []struct{ cq, to string }{{"b", "elsewhere"}}, want: map[kueue.CohortReference]bool{"team": true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := paperObjects()
+			a, b := cpuQueue("a", "2"), cpuQueue("b", "2")
+			a.Spec.CohortName, b.Spec.CohortName = "team", "team"
+			objs.cqs = append(objs.cqs, a, b)
+			_, _, e := warmRecordingEstimator(t, objs)
+			h := e.ClusterQueueEventHandler()
+			h.OnAdd(a, true)
+			h.OnAdd(b, true)
+			e.mu.Lock()
+			e.noteRelease("a", t0)
+			e.mu.Unlock()
+			byName := map[string]*kueue.ClusterQueue{"a": a, "b": b}
+			for _, l := range tc.leave {
+				cq := byName[l.cq]
+				if l.to == "delete" {
+					h.OnDelete(cq)
+					continue
+				}
+				moved := cq.DeepCopy()
+				moved.Spec.CohortName = kueue.CohortReference(l.to)
+				h.OnUpdate(cq, moved)
+			}
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			got := map[kueue.CohortReference]bool{}
+			for c := range e.cohortReleases {
+				got[c] = true
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("cohorts with a release time kept (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -38,8 +38,9 @@ type queueStats struct {
 	// delays from the arrival of a workload to its admission, for those
 	// the scheduler admitted at its first attempt (never found
 	// inadmissible, see triedBit) with no quota released in the
-	// ClusterQueue between their arrival and their admission (see
-	// lastRelease): the roll times by it the admission of a pending
+	// ClusterQueue or its cohort between their arrival and their admission
+	// (see lastRelease, Estimator.lastReleaseFor): the roll times by it the
+	// admission of a pending
 	// workload that is untried and fits now (see
 	// forecast.Queue.FirstAttemptLatencySample).
 	firstAttemptLatency *stats.ServiceTimes
