@@ -118,6 +118,13 @@ type Estimator struct {
 	// ClusterQueue without it, and only a later event or the maximum
 	// staleness would recompute it again. See relistUnpublished.
 	unlisted map[workload.Reference]unlistedArrival
+	// parked holds the workloads seen arriving in a LocalQueue that Kueue's
+	// queue manager did not map to a ClusterQueue yet: its LocalQueue's
+	// event may reach the manager after the workload's reaches the
+	// estimator, and the manager then queues the workload without a new
+	// event. Each refresh looks them up again (resolveParkedArrivals);
+	// bounded by the pending workloads whose LocalQueue is unknown.
+	parked map[workload.Reference]parkedArrival
 
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
@@ -189,6 +196,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		changed:             make(map[kueue.ClusterQueueReference]struct{}),
 		changedAll:          true,
 		unlisted:            make(map[workload.Reference]unlistedArrival),
+		parked:              make(map[workload.Reference]parkedArrival),
 	}
 	e.pooled50, e.pooled90 = newQuantileCalibrators(o.halfLife)
 	e.dirty.Store(true)
@@ -462,6 +470,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		since = at
 	}
 	delete(e.pending, key)
+	delete(e.parked, key)
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
 	s := e.statsFor(cq)
@@ -613,6 +622,7 @@ func (e *Estimator) Refresh(ctx context.Context) { e.refresh(ctx, true) }
 func (e *Estimator) refresh(ctx context.Context, all bool) {
 	defer e.recoverPanic("Refresh")
 	e.dirty.Store(false)
+	e.resolveParkedArrivals()
 	start := e.opts.clock.Now()
 	changed, changedAll := e.takeChanged()
 	done := false

@@ -173,6 +173,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 		e.changedAll = true
 	}
 	delete(e.pending, key)
+	delete(e.parked, key)
 	delete(e.admittedAt, key)
 	delete(e.evictedAt, key)
 	if !ok || p.stamp == nil {
@@ -186,22 +187,84 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	if isFinished(wl) || wl.Status.Admission != nil {
 		return
 	}
-	cq, ok := e.clusterQueueOf(wl)
-	if !ok {
-		return
-	}
 	// The event follows the creation by milliseconds; its time is finer
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
 	key := workload.Key(wl)
-	created := wl.CreationTimestamp.Time
-	prio := priorityOf(wl)
-	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: arrivalEvent, apply: func() {
-		e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now)}
-		e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
-		e.statsFor(cq).observeArrival(now, prio)
-		e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
-	}})
+	arrival := parkedArrival{localQueue: utilqueue.KeyFromWorkload(wl), created: wl.CreationTimestamp.Time, at: now, priority: priorityOf(wl)}
+	cq, ok := e.clusterQueueOf(wl)
+	if !ok {
+		if wl.Spec.QueueName != "" {
+			e.park(key, arrival)
+		}
+		return
+	}
+	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: arrivalEvent, apply: func() { e.recordArrival(key, cq, arrival) }})
+}
+
+// parkedArrival is a workload's arrival as onWorkloadAdd saw it: its
+// LocalQueue, its creation timestamp, when the event came, its priority.
+type parkedArrival struct {
+	localQueue utilqueue.LocalQueueReference
+	created    time.Time
+	at         time.Time
+	priority   int32
+}
+
+// recordArrival records that workload key arrived in cq as a says. Under
+// e.mu.
+func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
+	e.pending[key] = trackedWorkload{arrived: arrivalOffset(a.created, a.at)}
+	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
+	e.statsFor(cq).observeArrival(a.at, a.priority)
+	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
+}
+
+// park keeps the arrival of a workload whose LocalQueue the queue manager
+// does not map to a ClusterQueue (see Estimator.parked).
+func (e *Estimator) park(key workload.Reference, a parkedArrival) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.parked[key] = a
+	e.opts.log.V(3).Info("Wait time estimator parked an arrival in an unknown LocalQueue", "workload", key, "localQueue", a.localQueue)
+}
+
+// resolveParkedArrivals records, in its ClusterQueue, the arrival of every
+// parked workload whose LocalQueue the queue manager now maps, at the
+// time it was seen arriving. The lookups run without e.mu, as
+// onWorkloadAdd's do; an arrival parked again, admitted or deleted
+// meanwhile is left as it is.
+func (e *Estimator) resolveParkedArrivals() {
+	type resolved struct {
+		key workload.Reference
+		cq  kueue.ClusterQueueReference
+		a   parkedArrival
+	}
+	var found []resolved
+	for key, a := range e.parkedArrivals() {
+		if cq, ok := e.queues.ClusterQueueFromLocalQueue(a.localQueue); ok {
+			found = append(found, resolved{key: key, cq: cq, a: a})
+		}
+	}
+	for _, r := range found {
+		e.applyOrDefer(earlyEvent{key: r.key, cq: r.cq, kind: arrivalEvent, apply: func() {
+			if e.parked[r.key] != r.a {
+				return
+			}
+			delete(e.parked, r.key)
+			e.recordArrival(r.key, r.cq, r.a)
+		}})
+	}
+}
+
+// parkedArrivals returns a copy of Estimator.parked, nil when empty.
+func (e *Estimator) parkedArrivals() map[workload.Reference]parkedArrival {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.parked) == 0 {
+		return nil
+	}
+	return maps.Clone(e.parked)
 }
 
 func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {

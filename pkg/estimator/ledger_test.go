@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
@@ -436,5 +437,84 @@ func TestRefreshReportsWhenItPublished(t *testing.T) {
 	}
 	if got := e.Results().At(); !got.Equal(rep.refreshes[len(rep.refreshes)-1].PublishedAt) {
 		t.Errorf("published results are from %v, the last report says %v", got, rep.refreshes[len(rep.refreshes)-1].PublishedAt)
+	}
+}
+
+// TestArrivalInALocalQueueTheManagerMapsLateIsScored: a workload whose
+// arrival the estimator sees before Kueue's queue manager maps its
+// LocalQueue (the two informers' events race) is recorded once the manager
+// maps it, at the time it was seen: the refresh that publishes it gives it
+// its ledger line and its admission is scored. One deleted or admitted
+// before that is never brought back.
+func TestArrivalInALocalQueueTheManagerMapsLateIsScored(t *testing.T) {
+	cases := map[string]struct {
+		// before is what happens to the workload before its LocalQueue is
+		// mapped: "", "deleted" or "admitted".
+		before       string
+		wantScored   []workload.Reference
+		wantUnscored []string
+		wantPending  bool
+	}{
+		"mapped after the arrival": {
+			wantScored: []workload.Reference{"ns/late-0"}, wantPending: true,
+		},
+		"deleted before the mapping": {before: "deleted"},
+		"admitted before the mapping": {
+			before: "admitted", wantUnscored: []string{"cq " + string(AdmittedBeforeEstimate)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := paperObjects()
+			objs.pending = nil
+			env, rep, e := warmRecordingEstimator(t, objs)
+			h := e.WorkloadEventHandler()
+			wl := queuedWorkload("late-0", "late", t0)
+			h.OnAdd(wl, false)
+			env.clock.Step(100 * time.Millisecond)
+			switch tc.before {
+			case "deleted":
+				h.OnDelete(wl)
+			case "admitted":
+				e.ObserveAdmission(admittedCopy(wl), env.clock.Now())
+			}
+			if err := env.queues.AddLocalQueue(env.ctx, utiltestingapi.MakeLocalQueue("late", "ns").ClusterQueue("cq").Obj()); err != nil {
+				t.Fatal(err)
+			}
+			if tc.before == "" {
+				if err := env.queues.AddOrUpdateWorkload(logr.Discard(), wl); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env.clock.Step(time.Second)
+			e.Refresh(env.ctx)
+			e.mu.Lock()
+			p, pending := e.pending[workload.Key(wl)]
+			parked := len(e.parked)
+			e.mu.Unlock()
+			if pending != tc.wantPending || parked != 0 {
+				t.Fatalf("tracked as pending: %v, want %v; %d arrivals still parked, want 0", pending, tc.wantPending, parked)
+			}
+			if tc.wantPending {
+				if p.stamp == nil {
+					t.Fatal("no ledger line after the refresh that published it")
+				}
+				if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); !ok || !at.Equal(t0) {
+					t.Errorf("arrival recorded at %v (known: %v), want the event's time %v", at, ok, t0)
+				}
+				env.clock.Step(time.Second)
+				e.ObserveAdmission(admittedCopy(wl), env.clock.Now())
+			}
+			var scored []workload.Reference
+			for _, s := range rep.scores {
+				scored = append(scored, s.Workload)
+			}
+			if diff := cmp.Diff(tc.wantScored, scored, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("scored workloads (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantUnscored, rep.unscored, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("unscored reasons (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
