@@ -622,8 +622,8 @@ func (e *Estimator) Refresh(ctx context.Context) { e.refresh(ctx, true) }
 func (e *Estimator) refresh(ctx context.Context, all bool) {
 	defer e.recoverPanic("Refresh")
 	e.dirty.Store(false)
-	e.resolveParkedArrivals()
 	start := e.opts.clock.Now()
+	e.resolveParkedArrivals(start)
 	changed, changedAll := e.takeChanged()
 	done := false
 	defer func() {

@@ -221,8 +221,10 @@ func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueR
 }
 
 // park keeps the arrival of a workload whose LocalQueue the queue manager
-// does not map to a ClusterQueue (see Estimator.parked).
+// does not map to a ClusterQueue (see Estimator.parked), and asks for a
+// refresh, which looks it up again.
 func (e *Estimator) park(key workload.Reference, a parkedArrival) {
+	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.parked[key] = a
@@ -233,18 +235,27 @@ func (e *Estimator) park(key workload.Reference, a parkedArrival) {
 // parked workload whose LocalQueue the queue manager now maps, at the
 // time it was seen arriving. The lookups run without e.mu, as
 // onWorkloadAdd's do; an arrival parked again, admitted or deleted
-// meanwhile is left as it is.
-func (e *Estimator) resolveParkedArrivals() {
+// meanwhile is left as it is. While an arrival parked less than the
+// maximum staleness ago is still unmapped, the next refresh period looks
+// again; after that, only refreshes that run anyway do (a LocalQueue
+// that never comes costs no refreshes of its own).
+func (e *Estimator) resolveParkedArrivals(now time.Time) {
 	type resolved struct {
 		key workload.Reference
 		cq  kueue.ClusterQueueReference
 		a   parkedArrival
 	}
 	var found []resolved
+	again := false
 	for key, a := range e.parkedArrivals() {
 		if cq, ok := e.queues.ClusterQueueFromLocalQueue(a.localQueue); ok {
 			found = append(found, resolved{key: key, cq: cq, a: a})
+		} else if now.Sub(a.at) < e.opts.maxStaleness {
+			again = true
 		}
+	}
+	if again {
+		e.dirty.Store(true)
 	}
 	for _, r := range found {
 		e.applyOrDefer(earlyEvent{key: r.key, cq: r.cq, kind: arrivalEvent, apply: func() {

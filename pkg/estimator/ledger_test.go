@@ -518,3 +518,33 @@ func TestArrivalInALocalQueueTheManagerMapsLateIsScored(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmappedArrivalIsLookedUpEveryPeriodOnlyWhileYoung: a parked arrival
+// asks for the next refresh, and each refresh that still finds its
+// LocalQueue unmapped asks for another until the arrival is the maximum
+// staleness old; after that it waits for refreshes that run anyway.
+func TestUnmappedArrivalIsLookedUpEveryPeriodOnlyWhileYoung(t *testing.T) {
+	objs := paperObjects()
+	objs.pending = nil
+	env, _, e := warmRecordingEstimator(t, objs)
+	e.Refresh(env.ctx)
+	if e.dirty.Load() {
+		t.Fatal("dirty after a refresh with nothing parked")
+	}
+	e.WorkloadEventHandler().OnAdd(queuedWorkload("orphan", "missing", t0), false)
+	var got []bool
+	got = append(got, e.dirty.Load())
+	for _, step := range []time.Duration{time.Second, e.opts.maxStaleness} {
+		env.clock.Step(step)
+		e.refresh(env.ctx, false)
+		got = append(got, e.dirty.Load())
+	}
+	if diff := cmp.Diff([]bool{true, true, false}, got); diff != "" {
+		t.Errorf("refresh asked for after parking, after a refresh 1 s later, after one past the maximum staleness (-want +got):\n%s", diff)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.parked["ns/orphan"]; !ok {
+		t.Error("the arrival was dropped; it stays parked until its LocalQueue is mapped or it goes")
+	}
+}
