@@ -191,12 +191,13 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
 	key := workload.Key(wl)
+	if wl.Spec.QueueName == "" {
+		return
+	}
 	arrival := parkedArrival{localQueue: utilqueue.KeyFromWorkload(wl), created: wl.CreationTimestamp.Time, at: now, priority: priorityOf(wl)}
-	cq, ok := e.clusterQueueOf(wl)
+	cq, ok := e.queues.ClusterQueueFromLocalQueue(arrival.localQueue)
 	if !ok {
-		if wl.Spec.QueueName != "" {
-			e.park(key, arrival)
-		}
+		e.park(key, arrival)
 		return
 	}
 	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: arrivalEvent, apply: func() { e.recordArrival(key, cq, arrival) }})
