@@ -7,9 +7,19 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+	workloadevict "sigs.k8s.io/kueue/pkg/workload/evict"
+	"sigs.k8s.io/kueue/pkg/workload/finish"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
@@ -83,6 +93,9 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 		if l.QuotableMislabelled != 0 || l.ObservedUtilization <= 0 || l.Feasible != 10 {
 			t.Errorf("%d workloads mislabelled Unfeasible, observed utilization %v, %d feasible", l.QuotableMislabelled, l.ObservedUtilization, l.Feasible)
 		}
+	})
+	t.Run("a finish that a stale eviction erased is applied again", func(t *testing.T) {
+		checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx, t, k, smoke)
 	})
 }
 
@@ -267,5 +280,71 @@ func TestScaledRefreshCPUStretchesAtTheSameRefreshCost(t *testing.T) {
 				t.Errorf("scaledRefreshCPU(%v) = %dm, want %dm", tc.refresh, got, tc.want)
 			}
 		})
+	}
+}
+
+// checkFinishErasedByAStaleEvictionIsAppliedAgain replays the race that
+// cost a replica a quota slot for good: the harness finishes a workload,
+// then Kueue's preemptor, from its cache's copy taken before the finish,
+// evicts it. Both patch the status as the same field owner, so the
+// eviction's apply (loose, from the older copy) removes the Finished
+// condition and the workload holds its quota again; finishAgain, which
+// observe calls when it sees a finished run unfinished, restores it.
+func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *testing.T, k *kueueRun, spec *Spec) {
+	cl := k.cp.Client
+	rep := Replica{Prefix: "refinish", Namespace: "refinish"}
+	for _, o := range spec.replicaObjects(rep) {
+		if err := cl.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plans, err := replicaPlans(spec, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(plans[0].Arrivals, func(a Arrival) bool { return !a.Unfeasible })
+	wl := spec.BuildWorkload(rep, plans[0].Arrivals[i])
+	if err := cl.Create(ctx, wl); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(wl)
+	var stale kueue.Workload
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if err := cl.Get(ctx, key, &stale); err != nil {
+			t.Fatal(err)
+		}
+		if apimeta.IsStatusConditionTrue(stale.Status.Conditions, kueue.WorkloadQuotaReserved) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not admitted in a minute", key)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if finished, err := finishIfRunning(ctx, cl, key); err != nil || !finished {
+		t.Fatalf("finishIfRunning = %v, %v; want true", finished, err)
+	}
+	err = workloadevict.Evict(ctx, cl, events.NewFakeRecorder(10), stale.DeepCopy(), kueue.WorkloadEvictedByPreemption,
+		"preempted by the test", "", clock.RealClock{}, false, nil, nil, workloadevict.WithLooseOnApply())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got kueue.Workload
+	if err := cl.Get(ctx, key, &got); err != nil {
+		t.Fatal(err)
+	}
+	if finish.IsFinished(&got) || !workload.HasQuotaReservation(&got) {
+		t.Fatalf("after the stale eviction: finished %v, quota reserved %v; want the finish erased and the quota held (the race this replays)",
+			finish.IsFinished(&got), workload.HasQuotaReservation(&got))
+	}
+	if err := finishAgain(ctx, cl, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Get(ctx, key, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !finish.IsFinished(&got) {
+		t.Errorf("finishAgain left %s unfinished: %v", key, got.Status.Conditions)
 	}
 }

@@ -344,7 +344,19 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 	observe := func(wl *kueue.Workload, reserved, evicted bool, now time.Time) {
 		r := byName[wl.Name]
 		switch {
-		case r == nil || r.finished:
+		case r == nil:
+		case r.finished:
+			// Finished, yet seen unfinished: an eviction applied from a
+			// copy older than the finish (Kueue's scheduler and a job
+			// integration patch the status as the same field owner)
+			// removed the Finished condition, and the workload holds its
+			// quota again. A job integration finishes it again, since
+			// its job is done; so does the harness.
+			go func(key client.ObjectKey) {
+				if err := finishAgain(replicaCtx, cl, key); err != nil {
+					locked(func() { fail(fmt.Errorf("finishing %s again: %w", key, err)) })
+				}
+			}(client.ObjectKeyFromObject(wl))
 		case reserved && evicted:
 			// Evicted (preempted): stop it and give its quota back, as
 			// a job integration does once the job's pods are gone.
@@ -519,6 +531,22 @@ func finishIfRunning(ctx context.Context, cl client.Client, key client.ObjectKey
 		return false, nil
 	}
 	return finished, err
+}
+
+// finishAgain marks a workload the harness had finished Finished again
+// (see the caller), on a fresh copy, unless it is finished already.
+func finishAgain(ctx context.Context, cl client.Client, key client.ObjectKey) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var wl kueue.Workload
+		if err := cl.Get(ctx, key, &wl); err != nil {
+			return err
+		}
+		return finish.Finish(ctx, cl, &wl, "Succeeded", "finished by the evaluation harness", clock.RealClock{})
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // releaseEvicted clears the quota reservation of an evicted workload and
