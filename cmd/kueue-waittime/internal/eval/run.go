@@ -511,14 +511,31 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 // evicted (then it is not running: false). Kueue writes the same object,
 // so a conflict is retried on a fresh copy.
 func finishIfRunning(ctx context.Context, cl client.Client, key client.ObjectKey) (bool, error) {
+	return finishIf(ctx, cl, key, func(wl *kueue.Workload) bool {
+		return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) &&
+			!apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
+	})
+}
+
+// finishAgain marks a workload the harness had finished Finished again
+// (see the caller), on a fresh copy, unless it is finished already.
+func finishAgain(ctx context.Context, cl client.Client, key client.ObjectKey) error {
+	_, err := finishIf(ctx, cl, key, func(*kueue.Workload) bool { return true })
+	return err
+}
+
+// finishIf marks a workload Finished, as a job integration does when its
+// job succeeds, if ok says so of a fresh copy (false, nil otherwise, or
+// once ctx is done). Kueue writes the same object, so a conflict is
+// retried on a fresh copy.
+func finishIf(ctx context.Context, cl client.Client, key client.ObjectKey, ok func(*kueue.Workload) bool) (bool, error) {
 	finished := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		var wl kueue.Workload
 		if err := cl.Get(ctx, key, &wl); err != nil {
 			return err
 		}
-		if !apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) ||
-			apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted) {
+		if !ok(&wl) {
 			return nil
 		}
 		if err := finish.Finish(ctx, cl, &wl, "Succeeded", "finished by the evaluation harness", clock.RealClock{}); err != nil {
@@ -531,22 +548,6 @@ func finishIfRunning(ctx context.Context, cl client.Client, key client.ObjectKey
 		return false, nil
 	}
 	return finished, err
-}
-
-// finishAgain marks a workload the harness had finished Finished again
-// (see the caller), on a fresh copy, unless it is finished already.
-func finishAgain(ctx context.Context, cl client.Client, key client.ObjectKey) error {
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		var wl kueue.Workload
-		if err := cl.Get(ctx, key, &wl); err != nil {
-			return err
-		}
-		return finish.Finish(ctx, cl, &wl, "Succeeded", "finished by the evaluation harness", clock.RealClock{})
-	})
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
 }
 
 // releaseEvicted clears the quota reservation of an evicted workload and
