@@ -104,8 +104,10 @@ row lock_hold_10k_pending_1000_cqs_cache_snapshot "$(ms "$(metric RefreshAfterOn
   "ms (the same, 1,000 ClusterQueues, refreshes after one admission)" "benchmark did not run"
 row lock_wait_100k_pending_queue_manager "$(ms "$(metric RefreshLockHold100000Pending max-queue-pending-list-ns)")" \
   "ms (longest write-lock probe during refreshes; idle: $(ms "$(metric RefreshLockHold100000Pending idle-max-queue-pending-list-ns)") ms)" "benchmark did not run"
+row lock_hold_100k_pending_estimator_mu "$(ms "$(metric RefreshLockHold100000Pending max-estimator-mu-hold-ns)")" \
+  "ms (longest hold of the estimator's lock by a refresh, timed by the refresh: RefreshReport.LongestLockHold)" "benchmark did not run"
 row lock_wait_100k_pending_estimator_mu "$(ms "$(metric RefreshLockHold100000Pending max-estimator-mu-ns)")" \
-  "ms (longest ObserveCycle probe during refreshes; idle: $(ms "$(metric RefreshLockHold100000Pending idle-max-estimator-mu-ns)") ms)" "benchmark did not run"
+  "ms (longest ObserveCycle probe during refreshes, its wait for a CPU included; idle: $(ms "$(metric RefreshLockHold100000Pending idle-max-estimator-mu-ns)") ms)" "benchmark did not run"
 row memory_per_pending_workload "$(metric RetainedMemoryPerPendingWorkload B/pending)" B "benchmark did not run"
 line scheduling_cycle_ratio none "(needs the patched Kueue tree: make bench; instructions: hack/cycle-instructions.sh)"
 line forecast_10k_pending "$(ms "$(metric Forecast10000Pending ns/op)")" ms

@@ -113,8 +113,7 @@ func (e *Estimator) keepUnchangedCohortMembers(now time.Time, cqs map[kueue.Clus
 
 // specsOf returns the specs of the named ClusterQueues, in order.
 func (e *Estimator) specsOf(names []kueue.ClusterQueueReference) []queueSpec {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	specs := make([]queueSpec, len(names))
 	for i, name := range names {
 		specs[i] = e.specs[name]

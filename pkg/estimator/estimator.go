@@ -129,6 +129,38 @@ type Estimator struct {
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
 	panics  atomic.Int64
+	// longestRefreshHold is the longest the current (or last) refresh held
+	// e.mu at once, in nanoseconds (see lockForRefresh).
+	longestRefreshHold atomic.Int64
+}
+
+// refreshHold is a hold of e.mu by the refresh, which the scheduler's hooks
+// wait for: take it with lockForRefresh and release it with unlock
+// (deferred, so that a panic releases it too), which records its length.
+type refreshHold struct {
+	e     *Estimator
+	since time.Time
+}
+
+// lockForRefresh takes e.mu for the refresh goroutine. Every hold of e.mu
+// in a refresh goes through it, so that RefreshReport.LongestLockHold
+// bounds what a refresh kept the scheduler waiting for this lock.
+func (e *Estimator) lockForRefresh() refreshHold {
+	e.mu.Lock()
+	return refreshHold{e: e, since: e.opts.clock.Now()}
+}
+
+// unlock releases e.mu and records how long it was held, if that is the
+// longest hold of the refresh so far.
+func (h refreshHold) unlock() {
+	held := int64(h.e.opts.clock.Since(h.since))
+	h.e.mu.Unlock()
+	for {
+		longest := h.e.longestRefreshHold.Load()
+		if held <= longest || h.e.longestRefreshHold.CompareAndSwap(longest, held) {
+			return
+		}
+	}
 }
 
 // eventTime is a time this estimator saw something happen, in Unix
@@ -256,15 +288,13 @@ func (e *Estimator) markChanged(cq kueue.ClusterQueueReference) {
 // markAllChanged records that every ClusterQueue is to be recomputed.
 func (e *Estimator) markAllChanged() {
 	defer e.dirty.Store(true)
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	e.changedAll = true
 }
 
 // takeChanged returns and resets what changed since the last call.
 func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	changed, all := e.changed, e.changedAll
 	e.changed, e.changedAll = make(map[kueue.ClusterQueueReference]struct{}), false
 	return changed, all
@@ -622,6 +652,7 @@ func (e *Estimator) Refresh(ctx context.Context) { e.refresh(ctx, true) }
 func (e *Estimator) refresh(ctx context.Context, all bool) {
 	defer e.recoverPanic("Refresh")
 	e.dirty.Store(false)
+	e.longestRefreshHold.Store(0)
 	start := e.opts.clock.Now()
 	e.resolveParkedArrivals(start)
 	changed, changedAll := e.takeChanged()
@@ -661,10 +692,12 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 				r.ClearQueueModel(name)
 			}
 		}
-		r.ReportRefresh(RefreshReport{PublishedAt: next.oldest, Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness})
+		r.ReportRefresh(RefreshReport{PublishedAt: next.oldest, Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
+			LongestLockHold: time.Duration(e.longestRefreshHold.Load())})
 	}
 	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.slots), "recomputed", len(outputs),
-		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start))
+		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start),
+		"longestLockHold", time.Duration(e.longestRefreshHold.Load()))
 }
 
 // unlistedArrival is where and when a workload of Estimator.unlisted was
@@ -682,8 +715,7 @@ type unlistedArrival struct {
 // inactive workload: the staleness rule refreshes its queue anyway) is
 // forgotten. The set is bounded by the arrivals of about one refresh.
 func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueResults) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	if len(e.unlisted) == 0 {
 		return
 	}
@@ -774,8 +806,7 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	}
 	if len(missing) > 0 {
 		defer e.dirty.Store(true)
-		e.mu.Lock()
-		defer e.mu.Unlock()
+		defer e.lockForRefresh().unlock()
 		for _, name := range missing {
 			e.markChanged(name)
 		}
@@ -1178,8 +1209,7 @@ func (s *refreshScratch) drop() {
 // pending in a ClusterQueue (see queueStats.quotablePending); with no roll
 // to tell, all of them count.
 func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	e.statsFor(cq).quotablePending = n
 }
 
@@ -1261,8 +1291,7 @@ func (e *Estimator) viewOf(s *queueStats) statsView {
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
 // of its lent quota (see reclaimDelays).
 func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) reclaimDelays {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	var d reclaimDelays
 	s := e.statsFor(lender)
 	d.decision, _ = e.latencyReservoirOf(s).Mean()
@@ -1288,8 +1317,7 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 // pending workloads' keys) it sets whether the workload is untried and, if
 // so, how long it has waited at now.
 func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, keys []workload.Reference, untried []untriedCandidate) queueInputs {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	for i := range untried {
 		c := &untried[i]
 		p, ok := e.pending[keys[c.index]]

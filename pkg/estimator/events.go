@@ -258,8 +258,13 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 	if again {
 		e.dirty.Store(true)
 	}
+	if len(found) == 0 {
+		return
+	}
+	defer e.dirty.Store(true)
+	defer e.lockForRefresh().unlock()
 	for _, r := range found {
-		e.applyOrDefer(earlyEvent{key: r.key, cq: r.cq, kind: arrivalEvent, apply: func() {
+		e.applyOrDeferLocked(earlyEvent{key: r.key, cq: r.cq, kind: arrivalEvent, apply: func() {
 			if e.parked[r.key] != r.a {
 				return
 			}
@@ -271,8 +276,7 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 
 // parkedArrivals returns a copy of Estimator.parked, nil when empty.
 func (e *Estimator) parkedArrivals() map[workload.Reference]parkedArrival {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockForRefresh().unlock()
 	if len(e.parked) == 0 {
 		return nil
 	}
@@ -483,6 +487,12 @@ func (e *Estimator) applyOrDefer(ev earlyEvent) (applied bool) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.applyOrDeferLocked(ev)
+}
+
+// applyOrDeferLocked is applyOrDefer for a caller that holds e.mu and sets
+// e.dirty.
+func (e *Estimator) applyOrDeferLocked(ev earlyEvent) (applied bool) {
 	e.markChanged(ev.cq)
 	if e.warmed {
 		ev.apply()

@@ -236,8 +236,7 @@ func (w *ledgerWriter) flush() {
 	if w.n == 0 {
 		return
 	}
-	w.e.mu.Lock()
-	defer w.e.mu.Unlock()
+	defer w.e.lockForRefresh().unlock()
 	for i := range w.n {
 		p, ok := w.e.pending[w.keys[i]]
 		if ok && p.stamp == nil {

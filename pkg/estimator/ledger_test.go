@@ -440,6 +440,61 @@ func TestRefreshReportsWhenItPublished(t *testing.T) {
 	}
 }
 
+// steppingClock moves on by step at every reading, so that a span between
+// two readings lasts a known number of steps.
+type steppingClock struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (c *steppingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.now
+	c.now = c.now.Add(c.step)
+	return t
+}
+
+func (c *steppingClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+func (c *steppingClock) setStep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = d
+}
+
+// A refresh reports the longest it held the estimator's lock, timed on the
+// estimator's clock: with a clock that moves one step per reading, a hold
+// lasts a whole number of steps, at least one (the statistics' decay reads
+// the clock too, so some holds last more). A second refresh with a third
+// of the step reports its own holds, shorter than the first's longest:
+// the longest is not carried from one refresh to the next.
+func TestRefreshReportsItsLongestLockHold(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	rep := &recordingReporter{}
+	clk := &steppingClock{now: t0, step: 3 * time.Millisecond}
+	e := env.estimator(t, WithMetricsReporter(rep), WithClock(clk))
+	e.markWarmed()
+	e.Refresh(env.ctx)
+	clk.setStep(time.Millisecond)
+	e.Refresh(env.ctx)
+
+	if len(rep.refreshes) != 2 {
+		t.Fatalf("%d refresh reports, want 2", len(rep.refreshes))
+	}
+	first, second := rep.refreshes[0].LongestLockHold, rep.refreshes[1].LongestLockHold
+	if first < 3*time.Millisecond || first%(3*time.Millisecond) != 0 {
+		t.Errorf("first refresh's longest hold = %v, want a positive multiple of its clock's step (3ms)", first)
+	}
+	if second < time.Millisecond || second >= first {
+		t.Errorf("second refresh's longest hold = %v, want at least its clock's step (1ms) and less than the first refresh's %v", second, first)
+	}
+	if n := e.Results().pendingCount(); n == 0 {
+		t.Error("the refreshes published no pending workload: no hold of the refresh was exercised")
+	}
+}
+
 // TestArrivalInALocalQueueTheManagerMapsLateIsScored: a workload whose
 // arrival the estimator sees before Kueue's queue manager maps its
 // LocalQueue (the two informers' events race) is recorded once the manager

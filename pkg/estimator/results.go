@@ -476,6 +476,11 @@ type RefreshReport struct {
 	// one up to MaxStaleness ([WithRefreshCPU]), so results are at most
 	// MaxStaleness plus one refresh old.
 	MaxStaleness time.Duration
+	// LongestLockHold is the longest the refresh held the estimator's lock
+	// at once (the scheduler's hooks take it every cycle), up to the
+	// report: no hook waited longer for a refresh. Measured with the
+	// estimator's clock ([WithClock]).
+	LongestLockHold time.Duration
 }
 
 // Ordering is an admission order of the manager's.
