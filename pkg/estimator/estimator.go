@@ -730,7 +730,7 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			continue
 		}
 		_, stillPending := e.pending[key]
-		_, isPublished := recomputed[a.clusterQueue].positions[key]
+		_, isPublished := recomputed[a.clusterQueue].position(nameFromReference(key))
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
 		}
@@ -966,7 +966,7 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, ledger *ledgerWriter, scratch *refreshScratch) {
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
-	keys, pendingIn := scratch.take(len(pending))
+	names, pendingIn := scratch.take(len(pending))
 	defer scratch.drop()
 
 	classes := newDemandClasses()
@@ -977,8 +977,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	// candidate may be timed as a first attempt.
 	inCohort := cqs.HasParent()
 	for i, info := range pending {
-		keys[i] = workload.Key(info.Obj)
-		pendingIn = append(pendingIn, engine.Pending{ID: string(keys[i]), Class: classes.of(info),
+		names[i] = nameOf(info.Obj)
+		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
 		if examined < maxUntriedCandidates && !(inCohort && len(scratch.untried) > 0) && !refusedQuota(info.Obj) {
 			examined++
@@ -987,7 +987,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			}
 		}
 	}
-	in := e.queueInputs(now, cqs, keys, scratch.untried)
+	in := e.queueInputs(now, cqs, names, scratch.untried)
 	for _, c := range scratch.untried {
 		pendingIn[c.index].Untried, pendingIn[c.index].WaitedSeconds = c.untried, c.waited
 	}
@@ -1064,7 +1064,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 
 	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
 	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
-	for i, key := range keys {
+	for i, name := range names {
 		r := rolled.Estimates[i]
 		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
 		if r.Unfeasible {
@@ -1072,9 +1072,9 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		} else {
 			est.setWait(r.Wait)
 		}
-		out.add(key, store(est, stamp), est.Reason)
+		out.add(name, store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable {
-			ledger.add(key, ledgerLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
+			ledger.add(name, ledgerLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}
 	}
 }
@@ -1084,7 +1084,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 // next (at 10⁵ pending workloads, 6.4 MB a refresh whose allocation would
 // pace the garbage collector).
 type refreshScratch struct {
-	keys    []workload.Reference
+	names   []workloadName
 	pending []engine.Pending
 	// n is what the last take returned room for.
 	n int
@@ -1187,19 +1187,19 @@ const maxUntriedCandidates = 64
 // refresh takes one for all its ClusterQueues).
 var refreshScratches = sync.Pool{New: func() any { return new(refreshScratch) }}
 
-// take returns n keys to fill and an empty slice of room for n pending
+// take returns n names to fill and an empty slice of room for n pending
 // workloads.
-func (s *refreshScratch) take(n int) ([]workload.Reference, []engine.Pending) {
-	s.keys = slices.Grow(s.keys[:0], n)[:n]
+func (s *refreshScratch) take(n int) ([]workloadName, []engine.Pending) {
+	s.names = slices.Grow(s.names[:0], n)[:n]
 	s.pending = slices.Grow(s.pending[:0], n)
 	s.n = n
-	return s.keys, s.pending
+	return s.names, s.pending
 }
 
 // drop clears what the last take returned, so that the scratch keeps no
-// workload's key alive.
+// workload's name alive.
 func (s *refreshScratch) drop() {
-	clear(s.keys[:s.n])
+	clear(s.names[:s.n])
 	clear(s.pending[:s.n])
 	s.n = 0
 	s.untried = s.untried[:0]
@@ -1313,14 +1313,14 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 }
 
 // queueInputs copies, under e.mu, what the refresh of cqs needs of the
-// estimator's state; for each of the untried candidates (keys are the
-// pending workloads' keys) it sets whether the workload is untried and, if
-// so, how long it has waited at now.
-func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, keys []workload.Reference, untried []untriedCandidate) queueInputs {
+// estimator's state; for each of the untried candidates (names are the
+// pending workloads' names) it sets whether the workload is untried and,
+// if so, how long it has waited at now.
+func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate) queueInputs {
 	defer e.lockForRefresh().unlock()
 	for i := range untried {
 		c := &untried[i]
-		p, ok := e.pending[keys[c.index]]
+		p, ok := e.pending[names[c.index].reference()]
 		if !ok || !p.untried() {
 			continue
 		}

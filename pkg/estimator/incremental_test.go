@@ -401,7 +401,8 @@ func allEstimates(r *Results) map[workload.Reference]WorkloadEstimate {
 		if q == nil {
 			continue
 		}
-		for key := range q.positions {
+		for name := range q.names() {
+			key := name.reference()
 			out[key], _ = q.estimate(key)
 		}
 	}

@@ -219,13 +219,15 @@ const ledgerBatch = 256
 type ledgerWriter struct {
 	e     *Estimator
 	n     int
-	keys  [ledgerBatch]workload.Reference
+	names [ledgerBatch]workloadName
+	// buf holds the key a lookup in e.pending is built in.
+	buf []byte
 	lines [ledgerBatch]trackedWorkload
 }
 
 // add queues the line of a Quotable pending workload.
-func (w *ledgerWriter) add(key workload.Reference, line trackedWorkload) {
-	w.keys[w.n], w.lines[w.n] = key, line
+func (w *ledgerWriter) add(name workloadName, line trackedWorkload) {
+	w.names[w.n], w.lines[w.n] = name, line
 	w.n++
 	if w.n == ledgerBatch {
 		w.flush()
@@ -238,12 +240,16 @@ func (w *ledgerWriter) flush() {
 	}
 	defer w.e.lockForRefresh().unlock()
 	for i := range w.n {
-		p, ok := w.e.pending[w.keys[i]]
+		// Most pending workloads have their line from an earlier refresh:
+		// look up without building a key string.
+		w.buf = w.names[i].appendReference(w.buf[:0])
+		p, ok := w.e.pending[workload.Reference(w.buf)]
 		if ok && p.stamp == nil {
 			line := w.lines[i]
 			line.arrived = p.arrived
-			w.e.pending[w.keys[i]] = line
+			w.e.pending[w.names[i].reference()] = line
 		}
 	}
+	clear(w.names[:w.n])
 	w.n = 0
 }

@@ -83,25 +83,25 @@ func TestNextRefresh(t *testing.T) {
 }
 
 // TestRefreshScratchKeepsNoWorkloadAfterDrop: what a ClusterQueue's refresh
-// wrote into the scratch (keys, and the pending workloads appended to the
+// wrote into the scratch (names, and the pending workloads appended to the
 // room take gave) is cleared by drop, and the next take gives room of its
 // own size.
 func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 	var s refreshScratch
-	keys, pending := s.take(3)
-	for i, name := range []workload.Reference{"ns/a", "ns/b", "ns/c"} {
-		keys[i] = name
-		pending = append(pending, engine.Pending{ID: string(name), Class: 1, Priority: 5})
+	names, pending := s.take(3)
+	for i, name := range []string{"a", "b", "c"} {
+		names[i] = workloadName{"ns", name}
+		pending = append(pending, engine.Pending{ID: name, Class: 1, Priority: 5})
 	}
 	s.drop()
-	if diff := cmp.Diff(make([]workload.Reference, 3), s.keys[:3]); diff != "" {
-		t.Errorf("keys after drop (-want,+got):\n%s", diff)
+	if diff := cmp.Diff(make([]workloadName, 3), s.names[:3], cmp.AllowUnexported(workloadName{})); diff != "" {
+		t.Errorf("names after drop (-want,+got):\n%s", diff)
 	}
 	if diff := cmp.Diff(make([]engine.Pending, 3), pending[:3]); diff != "" {
 		t.Errorf("pending workloads after drop (-want,+got):\n%s", diff)
 	}
-	keys, pending = s.take(2)
-	if len(keys) != 2 || len(pending) != 0 || cap(pending) < 2 {
-		t.Errorf("take(2) after drop: %d keys, %d pending of room %d; want 2, 0, at least 2", len(keys), len(pending), cap(pending))
+	names, pending = s.take(2)
+	if len(names) != 2 || len(pending) != 0 || cap(pending) < 2 {
+		t.Errorf("take(2) after drop: %d names, %d pending of room %d; want 2, 0, at least 2", len(names), len(pending), cap(pending))
 	}
 }

@@ -151,12 +151,23 @@ type queueResults struct {
 	hasModel  bool
 	estimates []storedEstimate
 	// positions says where each pending workload's estimate is in
-	// estimates: a map to a position plus a slice of exactly the right
-	// length keeps less per workload than a map of whole estimates, and a
-	// part of its own, reused with the part, is what a refresh that
-	// recomputes a few ClusterQueues leaves alone (a map of every pending
-	// workload would be copied whole).
-	positions map[workload.Reference]int32
+	// estimates, by the workload's name: a map to a position plus a slice
+	// of exactly the right length keeps less per workload than a map of
+	// whole estimates, and a part of its own, reused with the part, is what
+	// a refresh that recomputes a few ClusterQueues leaves alone (a map of
+	// every pending workload would be copied whole). Keyed by the
+	// object's own name string, the map holds no string built for it; the
+	// namespace is checked by namespaceOf. A name pending in more than one
+	// namespace of the ClusterQueue maps to -1, and each of its workloads
+	// is in ambiguous.
+	positions map[string]int32
+	ambiguous map[workloadName]int32
+	// namespaceOf holds, by position, the index of the workload's
+	// namespace in namespaces (a ClusterQueue's pending workloads come
+	// from few namespaces); namespaceIndex finds it while adding.
+	namespaceOf    []uint32
+	namespaces     []string
+	namespaceIndex map[string]uint32
 	// reasons holds the reason of each Unfeasible estimate, by position.
 	reasons map[int32]string
 	// firstDue is the earliest admission instant one of its P50s predicts
@@ -178,14 +189,33 @@ type queueResults struct {
 
 // newQueueResults returns an empty part for about n pending workloads.
 func newQueueResults(n int) *queueResults {
-	return &queueResults{estimates: make([]storedEstimate, 0, n), positions: make(map[workload.Reference]int32, n)}
+	return &queueResults{estimates: make([]storedEstimate, 0, n), positions: make(map[string]int32, n),
+		namespaceOf: make([]uint32, 0, n), namespaceIndex: map[string]uint32{}}
 }
 
 // add records the estimate of a pending workload (each key once) at the
 // next position and, for an Unfeasible one, its reason.
-func (q *queueResults) add(key workload.Reference, e storedEstimate, reason string) {
+func (q *queueResults) add(name workloadName, e storedEstimate, reason string) {
 	i := int32(len(q.estimates))
-	q.positions[key] = i
+	ns, ok := q.namespaceIndex[name.namespace]
+	if !ok {
+		ns = uint32(len(q.namespaces))
+		q.namespaces = append(q.namespaces, name.namespace)
+		q.namespaceIndex[name.namespace] = ns
+	}
+	q.namespaceOf = append(q.namespaceOf, ns)
+	if j, taken := q.positions[name.name]; !taken {
+		q.positions[name.name] = i
+	} else {
+		if q.ambiguous == nil {
+			q.ambiguous = make(map[workloadName]int32)
+		}
+		if j >= 0 {
+			q.ambiguous[q.nameAt(name.name, j)] = j
+			q.positions[name.name] = -1
+		}
+		q.ambiguous[name] = i
+	}
 	q.estimates = append(q.estimates, e)
 	if e.hasWait && !e.unfeasible && e.stamp != nil {
 		if due := e.stamp.at.Add(e.p50.duration()); q.firstDue.IsZero() || due.Before(q.firstDue) {
@@ -205,11 +235,47 @@ func (q *queueResults) estimate(key workload.Reference) (WorkloadEstimate, bool)
 	if q == nil {
 		return WorkloadEstimate{}, false
 	}
-	i, ok := q.positions[key]
+	i, ok := q.position(nameFromReference(key))
 	if !ok {
 		return WorkloadEstimate{}, false
 	}
 	return q.estimates[i].estimate(q.reasons[i]), true
+}
+
+// position returns where the estimate of the workload named name is.
+func (q *queueResults) position(name workloadName) (int32, bool) {
+	i, ok := q.positions[name.name]
+	switch {
+	case !ok:
+		return 0, false
+	case i < 0:
+		i, ok = q.ambiguous[name]
+		return i, ok
+	case q.namespaces[q.namespaceOf[i]] != name.namespace:
+		return 0, false
+	}
+	return i, true
+}
+
+// nameAt is the name of the workload at position i, whose name is name.
+func (q *queueResults) nameAt(name string, i int32) workloadName {
+	return workloadName{q.namespaces[q.namespaceOf[i]], name}
+}
+
+// names yields the name of every workload the part holds an estimate of.
+func (q *queueResults) names() iter.Seq[workloadName] {
+	return func(yield func(workloadName) bool) {
+		for name, i := range q.positions {
+			if i >= 0 && !yield(q.nameAt(name, i)) {
+				return
+			}
+		}
+		for name := range q.ambiguous {
+			if !yield(name) {
+				return
+			}
+		}
+	}
 }
 
 // newResults returns results holding nothing, at at.
@@ -370,7 +436,7 @@ func NewResults(at time.Time, workloads map[workload.Reference]WorkloadEstimate,
 			stamp = &key
 			stamps[key] = stamp
 		}
-		part(e.ClusterQueue).add(k, store(e, stamp), e.Reason)
+		part(e.ClusterQueue).add(nameFromReference(k), store(e, stamp), e.Reason)
 	}
 	r.seal()
 	return r

@@ -1,0 +1,38 @@
+package estimator
+
+import (
+	"strings"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+// workloadName is a workload's namespace and name, the parts of its
+// workload.Reference ("namespace/name"). A refresh indexes every pending
+// workload of the ClusterQueues it recomputes by it: made of the object's
+// own strings, it costs no string building or allocation per workload, as
+// joining the two into a Reference would (100,000 of them a refresh at
+// 100,000 pending).
+type workloadName struct{ namespace, name string }
+
+func nameOf(wl *kueue.Workload) workloadName { return workloadName{wl.Namespace, wl.Name} }
+
+// nameFromReference splits a Reference at its first "/" (a namespace
+// holds none). One without "/" is all namespace, as no workload's is.
+func nameFromReference(key workload.Reference) workloadName {
+	ns, name, _ := strings.Cut(string(key), "/")
+	return workloadName{ns, name}
+}
+
+// reference joins n into its Reference (one allocation).
+func (n workloadName) reference() workload.Reference {
+	return workload.NewReference(n.namespace, n.name)
+}
+
+// appendReference appends n's Reference to buf: a map lookup by
+// workload.Reference(buf) then needs no string of its own.
+func (n workloadName) appendReference(buf []byte) []byte {
+	buf = append(buf, n.namespace...)
+	buf = append(buf, '/')
+	return append(buf, n.name...)
+}
