@@ -188,11 +188,13 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		AdmissionLatencySample:    s.AdmissionLatencySample,
 		FirstAttemptLatencySample: s.FirstAttemptLatencySample,
 		// A refresh runs apart from the scheduler's cycles.
-		RandomCyclePhase:       true,
-		Running:                make([]forecast.Running, 0, len(q.Running)),
-		Pending:                pendingBuffers.take(len(q.Pending))[:0],
-		WithinClusterQueue:     q.WithinClusterQueue,
-		PreemptionDelaySeconds: finiteNonNegative(s.PreemptionDelay),
+		RandomCyclePhase:         true,
+		Running:                  make([]forecast.Running, 0, len(q.Running)),
+		Pending:                  pendingBuffers.take(len(q.Pending))[:0],
+		WithinClusterQueue:       q.WithinClusterQueue,
+		PreemptionDelaySeconds:   finiteNonNegative(s.PreemptionDelay),
+		PreemptionReactionSample: s.PreemptionReactionSample,
+		PreemptionDelaySample:    s.PreemptionDelaySample,
 		// Kueue's job integrations stop an evicted job's pods: a preempted
 		// workload starts over when readmitted.
 		PreemptedRestart: true,

@@ -45,6 +45,13 @@ type Stats struct {
 	// PreemptionDelay is the mean delay between a preemption decision and
 	// the preemptor's admission.
 	PreemptionDelay float64
+	// PreemptionReactionSample holds recent delays from a preemptor's
+	// arrival to its preemption decision (see
+	// forecast.Queue.PreemptionReactionSample).
+	PreemptionReactionSample []float64
+	// PreemptionDelaySample holds the recent delays PreemptionDelay is
+	// the mean of (see forecast.Queue.PreemptionDelaySample).
+	PreemptionDelaySample []float64
 	// Calibration is how the roll's P50 and P90 are published.
 	Calibration Calibration
 }

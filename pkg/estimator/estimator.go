@@ -522,6 +522,10 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	if !s.preemptedAt.IsZero() {
 		if d := now.Sub(s.preemptedAt); d >= 0 {
 			s.preemptionDelay.Observe(d.Seconds())
+			s.preemptionDelays.ObserveAt(now, d.Seconds())
+		}
+		if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.preemptedAt) && priorityOf(wl) > s.preemptedPriority {
+			s.preemptionReaction.ObserveAt(now, s.preemptedAt.Sub(at).Seconds())
 		}
 		s.preemptedAt = time.Time{}
 	}

@@ -989,6 +989,80 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	}
 }
 
+// TestPreemptionReactionIsMeasuredFromThePreemptorsArrival: at the
+// admission that follows a preemption, a workload that arrived before the
+// eviction's sighting with a higher priority than its victim is the
+// preemptor: the time from its arrival to that sighting is a reaction
+// sample, and the preemption delay the roll gets is then counted from the
+// sighting without the write lag (the eviction's write is in the
+// reaction), with the measured delays as its sample. A workload of the
+// victim's priority, or one that arrived after the eviction, measures no
+// reaction: the roll gets the mean delay plus the write lag, no samples.
+func TestPreemptionReactionIsMeasuredFromThePreemptorsArrival(t *testing.T) {
+	cases := map[string]struct {
+		priority      int32
+		arriveAfter   bool
+		wantReactions []float64
+		wantDelays    []float64
+		wantDelay     float64
+	}{
+		"a higher-priority preemptor":         {priority: 1000, wantReactions: []float64{2}, wantDelays: []float64{3}, wantDelay: 3},
+		"a workload of the victim's priority": {priority: 0, wantDelay: 3.25},
+		"a preemptor seen after the eviction": {priority: 1000, arriveAfter: true, wantDelay: 3.25},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env, e := warmPaperEstimator(t)
+			h := e.WorkloadEventHandler()
+			// The scheduler admits a1; the informer sees it 250 ms later.
+			decided := env.clock.Now()
+			admitted := runningWorkload("a1", "cq", "500m", decided)
+			e.ObserveAdmission(admitted, decided)
+			env.clock.Step(250 * time.Millisecond)
+			h.OnUpdate(pendingWorkload("a1", "500m", admitted.CreationTimestamp.Time), admitted)
+
+			created := env.clock.Now()
+			urgent := pendingWorkload("urgent", "500m", created)
+			urgent.Spec.Priority = ptr.To(tc.priority)
+			if !tc.arriveAfter {
+				h.OnAdd(urgent, false)
+			}
+			env.clock.Step(2 * time.Second)
+			victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
+			preempted := victim.DeepCopy()
+			preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
+				Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
+			}, metav1.Condition{
+				Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: kueue.InClusterQueueReason, LastTransitionTime: metav1.NewTime(env.clock.Now()),
+			})
+			h.OnUpdate(victim, preempted)
+			if tc.arriveAfter {
+				env.clock.Step(time.Second)
+				h.OnAdd(urgent, false)
+				env.clock.Step(2 * time.Second)
+			} else {
+				env.clock.Step(3 * time.Second)
+			}
+			in := runningWorkload("urgent", "cq", "500m", env.clock.Now())
+			in.CreationTimestamp = urgent.CreationTimestamp
+			in.Spec.Priority = ptr.To(tc.priority)
+			e.ObserveAdmission(in, env.clock.Now())
+
+			e.mu.Lock()
+			v := e.viewOf(e.perQueue["cq"])
+			e.mu.Unlock()
+			type got struct {
+				Reactions, Delays []float64
+				Delay             float64
+			}
+			want := got{Reactions: tc.wantReactions, Delays: tc.wantDelays, Delay: tc.wantDelay}
+			if diff := cmp.Diff(want, got{v.PreemptionReactionSample, v.PreemptionDelaySample, v.PreemptionDelay}, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("preemption reactions and delay in seconds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestCompletionMeasuresLatencyOnlyWithQuotableWorkloadsPending: a
 // completion starts an admission-latency measurement only when the last
 // refresh found a Quotable workload pending. With only an Unfeasible one

@@ -371,7 +371,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			// or of fair sharing was preempted by another ClusterQueue's
 			// workload, and this one's next admission may come much later.
 			if s.preemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
-				s.preemptedAt = now
+				s.preemptedAt, s.preemptedPriority = now, priorityOf(newWl)
 			}
 		} else if s.quotablePending > 0 && s.freedAt.IsZero() {
 			s.freedAt = now

@@ -221,7 +221,7 @@ type ledgerWriter struct {
 	n     int
 	names [ledgerBatch]workloadName
 	// buf holds the key a lookup in e.pending is built in.
-	buf []byte
+	buf   []byte
 	lines [ledgerBatch]trackedWorkload
 }
 

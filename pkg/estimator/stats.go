@@ -51,9 +51,25 @@ type queueStats struct {
 	// delay is a wait, not a first attempt's latency.
 	lastRelease time.Time
 	// preemptionDelay is an EMA of the delay between a preemption (the
-	// victim's eviction seen) and the next admission, the preemptor's.
-	preemptionDelay *stats.EMA
-	preemptedAt     time.Time
+	// victim's eviction seen) and the next admission, the preemptor's;
+	// preemptionDelays holds the same delays in a reservoir.
+	preemptionDelay  *stats.EMA
+	preemptionDelays *stats.ServiceTimes
+	preemptedAt      time.Time
+	// preemptedPriority is the priority of the victim whose eviction set
+	// preemptedAt.
+	preemptedPriority int32
+	// preemptionReaction is a reservoir of delays from a preemptor's
+	// arrival (its sighting) to the sighting of its victim's eviction:
+	// the scheduler's reaction to it, the preemption decision and the
+	// eviction's write. It is measured at the preemptor's admission, the
+	// next one after the eviction, when the admitted workload arrived
+	// before the eviction and has a higher priority than its victim (a
+	// victim admitted again does not count). Measured, it replaces the
+	// admission latency as the roll's reaction to a preemptor, and the
+	// preemption delay is counted from the eviction's sighting without
+	// writeLag (see view).
+	preemptionReaction *stats.ServiceTimes
 	// writeLag is an EMA of the delay from the scheduler's hook on an
 	// admission to the informer's sighting of it. The hook is called once
 	// the admission's write returned, so this is the watch event's lag
@@ -210,6 +226,16 @@ func (e *Estimator) newQueueStats() *queueStats {
 		MinSamples: 1,
 	})
 	preemptionDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
+	preemptionDelays, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
+		Capacity:   admissionLatencySampleSize,
+		HalfLife:   e.opts.halfLife,
+		MinSamples: 1,
+	})
+	preemptionReaction, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
+		Capacity:   admissionLatencySampleSize,
+		HalfLife:   e.opts.halfLife,
+		MinSamples: 1,
+	})
 	writeLag, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	releaseDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}
@@ -240,6 +266,8 @@ func (e *Estimator) newQueueStats() *queueStats {
 		admissionLatency:    latency,
 		firstAttemptLatency: firstAttempt,
 		preemptionDelay:     preemptionDelay,
+		preemptionDelays:    preemptionDelays,
+		preemptionReaction:  preemptionReaction,
 		writeLag:            writeLag,
 		releaseDelay:        releaseDelay,
 		p50Hits:             p50Hits,
@@ -299,11 +327,19 @@ func (s *queueStats) view() statsView {
 	// The admission latency is the estimator's choice (see latencyOf).
 	// A preemptor waits from the decision: the eviction's write (of which
 	// only the sighting's lag, writeLag, is measured), then what
-	// preemptionDelay measured from its sighting. Unmeasured (0), the
-	// roll's default applies.
+	// preemptionDelay measured from its sighting. With measured
+	// reactions, which run from the preemptor's arrival to that sighting,
+	// the eviction's write and lag are in the reaction already, and each
+	// preemption of the roll draws its delay from the measured ones.
+	// Unmeasured (0), the roll's default applies.
 	if delay, ok := s.preemptionDelay.Value(); ok {
 		lag, _ := s.writeLag.Value()
 		v.PreemptionDelay = delay + lag
+		if s.preemptionReaction.Len() > 0 {
+			v.PreemptionReactionSample = s.preemptionReaction.AppendValues(nil)
+			v.PreemptionDelaySample = s.preemptionDelays.AppendValues(nil)
+			v.PreemptionDelay = delay
+		}
 	}
 	var ok50, ok90 bool
 	v.p50Coverage, ok50 = s.p50Hits.Value()

@@ -217,8 +217,31 @@ type Queue struct {
 	// to the preemptor's admission: the victims' eviction, then the
 	// admission. 0 means 2·AdmissionLatencySeconds (an eviction takes about
 	// as long as an admission). The decision itself comes one admission
-	// latency after the roll tries the preemptor.
+	// latency after the roll tries the preemptor, or a draw from
+	// PreemptionReactionSample.
 	PreemptionDelaySeconds float64
+	// PreemptionReactionSample, when not empty, holds measured delays in
+	// seconds from a preemptor's arrival to its preemption decision (a
+	// caller that sees only the victims' eviction measures up to its
+	// sighting, and counts PreemptionDelaySeconds from there). Each
+	// preemption of the roll then comes a uniform draw R from it after
+	// the roll tries the preemptor, in place of an admission latency —
+	// which times the longer path from a completion to the admission's
+	// write and sighting. A [Pending.Untried] preemptor tried in a replica
+	// before any pending workload was passed over is decided R − w from
+	// now, or at once when the roll tries it later, where w is its
+	// WaitedSeconds and R a draw from the values above w (as with
+	// FirstAttemptLatencySample); with no value above w it takes a plain
+	// draw. Every value must be finite and ≥ 0.
+	PreemptionReactionSample []float64
+	// PreemptionDelaySample, when not empty, holds measured delays in
+	// seconds from a preemption decision (or from where the reactions of
+	// PreemptionReactionSample end) to the preemptor's admission: each
+	// preemption of the roll draws its delay d uniformly from it in place
+	// of PreemptionDelaySeconds, and its victims stop max(d −
+	// AdmissionLatencySeconds, 0) after the decision. Every value must be
+	// finite and ≥ 0.
+	PreemptionDelaySample []float64
 	// Arrivals are optional future arrivals (see [Arrival]).
 	Arrivals []Arrival
 	// WithinClusterQueue is the preemption policy within the ClusterQueue
@@ -416,7 +439,8 @@ func New(opts ...Option) (*Forecaster, error) {
 // preemptor as to a workload that fits: the preemption decision comes one
 // admission latency (AdmissionLatencySeconds, or a draw from
 // AdmissionLatencySample) after the roll tries it — without it the roll
-// admitted preemptors about that much too early — and the preemptor is
+// admitted preemptors about that much too early — or, with a
+// PreemptionReactionSample, a measured reaction, and the preemptor is
 // admitted PreemptionDelaySeconds after the decision; until then no other
 // workload of the ClusterQueue is admitted or preempts, since Kueue requeues
 // a preemptor at once and it stays the ClusterQueue's head (one head per
@@ -609,6 +633,16 @@ func validate(q Queue, r *rand.Rand) error {
 	for i, l := range q.FirstAttemptLatencySample {
 		if !nonNegativeFinite(l) {
 			return fmt.Errorf("%w: first-attempt latency sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
+		}
+	}
+	for i, l := range q.PreemptionReactionSample {
+		if !nonNegativeFinite(l) {
+			return fmt.Errorf("%w: preemption reaction sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
+		}
+	}
+	for i, l := range q.PreemptionDelaySample {
+		if !nonNegativeFinite(l) {
+			return fmt.Errorf("%w: preemption delay sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
 		}
 	}
 	if !nonNegativeFinite(q.PreemptionDelaySeconds) {

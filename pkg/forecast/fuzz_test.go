@@ -185,6 +185,12 @@ func decodeQueue(d *decoder) Queue {
 	for range d.byte() % 4 {
 		q.FirstAttemptLatencySample = append(q.FirstAttemptLatencySample, d.float())
 	}
+	for range d.byte() % 3 {
+		q.PreemptionReactionSample = append(q.PreemptionReactionSample, d.float())
+	}
+	for range d.byte() % 3 {
+		q.PreemptionDelaySample = append(q.PreemptionDelaySample, d.float())
+	}
 	for i := range q.Pending {
 		if d.byte()%2 == 0 {
 			q.Pending[i].Untried, q.Pending[i].WaitedSeconds = true, d.float()

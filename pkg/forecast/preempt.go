@@ -263,12 +263,18 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 		}
 		if p.count < p.max {
 			// The scheduler reacts to the preemptor (its arrival, or the
-			// event that made it the head) as to any other: one admission
-			// latency to the preemption decision, then the delay.
-			reaction := ro.admissionLatency()
-			if v, n := ro.preempt(w, t, t+reaction); v >= 0 {
+			// event that made it the head): a measured reaction, or one
+			// admission latency, to the preemption decision, then the
+			// delay.
+			entry := -1
+			if w.src == srcHead || w.src == srcShape {
+				entry = int(w.ref)
+			}
+			reaction := ro.reactionOf(entry, t)
+			delay, evict := ro.preemptionDelay()
+			if v, n := ro.preempt(w, t, t+reaction+evict); v >= 0 {
 				p.count++
-				j, at = ro.admitWaiter(w, v, t, reaction+p.delay)
+				j, at = ro.admitWaiter(w, v, t, reaction+delay)
 				return true, j, at, n
 			}
 		}
@@ -278,6 +284,19 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 		p.failed = append(p.failed, failure{opts: w.opts, prio: w.prio})
 	}
 	return false, -1, 0, 0
+}
+
+// preemptionDelay is the delay of one preemption from its decision to the
+// preemptor's admission, and from the decision to the end of the victims'
+// eviction: a uniform draw d from Queue.PreemptionDelaySample and
+// max(d − AdmissionLatencySeconds, 0) when there is one, the fixed delays
+// otherwise.
+func (ro *roller) preemptionDelay() (delay, evict float64) {
+	if n := len(ro.delays); n > 0 {
+		d := ro.delays[ro.rng.IntN(n)]
+		return d, max(d-ro.latency, 0)
+	}
+	return ro.pre.delay, ro.pre.evict
 }
 
 // failure is an option list and priority that neither fits nor can
@@ -367,7 +386,7 @@ func (ro *roller) mayPreempt(w *waiter, r *runRec) bool {
 // success it evicts the victims (their quota is then free), puts them back
 // into the waiting order and returns the option and the number of victims;
 // otherwise it changes nothing and returns −1.
-func (ro *roller) preempt(w *waiter, t, decided float64) (int32, int) {
+func (ro *roller) preempt(w *waiter, t, resume float64) (int32, int) {
 	p := ro.pre
 	dims := ro.s.dims
 	for _, v := range w.opts {
@@ -427,7 +446,6 @@ func (ro *roller) preempt(w *waiter, t, decided float64) (int32, int) {
 			ro.release(p.recs[victims[i]].vec)
 		}
 		n := 0
-		resume := decided + p.evict
 		for _, c := range victims {
 			if c < 0 {
 				continue

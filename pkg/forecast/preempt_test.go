@@ -17,6 +17,12 @@ func pendingAt(id string, priority int32, maxExec float64, demand capacity.Quant
 	return Pending{ID: id, Options: []capacity.Quantities{demand}, Quotable: true, Priority: priority, MaxExecutionSeconds: maxExec}
 }
 
+// untried marks p as not tried yet, waited seconds ago.
+func untried(p Pending, waited float64) Pending {
+	p.Untried, p.WaitedSeconds = true, waited
+	return p
+}
+
 // TestPreemptionDeterministic checks the roll's preemption where the
 // arithmetic is exact: a Deterministic service of 100 s (Residual = 100 −
 // age), so every replica is the same and the expected wait is the one
@@ -58,6 +64,69 @@ func TestPreemptionDeterministic(t *testing.T) {
 				WithinClusterQueue:      PreemptionLowerPriority,
 			},
 			want: []float64{6, 173},
+		},
+		// A sample of measured delays replaces the fixed delay (9 s
+		// here): as with a fixed 5 s, the decision at 1, the victim
+		// stopped at 5 with 65 s left, the urgent workload admitted at 6
+		// and the batch one at 173.
+		"sampled preemption delay": {
+			queue: Queue{
+				Capacity:                cpu(1000),
+				Running:                 []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                 []Pending{pendingAt("urgent", 10, 0, cpu(1000)), pendingAt("batch", 0, 0, cpu(1000))},
+				Service:                 svc,
+				AdmissionLatencySeconds: 1,
+				PreemptionDelaySeconds:  9,
+				PreemptionDelaySample:   []float64{5},
+				WithinClusterQueue:      PreemptionLowerPriority,
+			},
+			want: []float64{6, 173},
+		},
+		// A measured reaction (arrival to decision) of 0.25 s replaces
+		// the admission latency: decided at 0.25, admitted 5 s later.
+		"measured preemption reaction": {
+			queue: Queue{
+				Capacity:                 cpu(1000),
+				Running:                  []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                  []Pending{pendingAt("urgent", 10, 0, cpu(1000))},
+				Service:                  svc,
+				AdmissionLatencySeconds:  1,
+				PreemptionDelaySeconds:   5,
+				PreemptionReactionSample: []float64{0.25},
+				WithinClusterQueue:       PreemptionLowerPriority,
+			},
+			want: []float64{5.25},
+		},
+		// An untried preemptor that has waited 0.25 s takes the rest of a
+		// reaction above 0.25: of 0.1 and 0.75 only 0.75, so it is decided
+		// 0.5 s from now and admitted at 5.5.
+		"untried preemptor takes the rest of a reaction above its wait": {
+			queue: Queue{
+				Capacity:                 cpu(1000),
+				Running:                  []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                  []Pending{untried(pendingAt("urgent", 10, 0, cpu(1000)), 0.25)},
+				Service:                  svc,
+				AdmissionLatencySeconds:  1,
+				PreemptionDelaySeconds:   5,
+				PreemptionReactionSample: []float64{0.1, 0.75, 0.1},
+				WithinClusterQueue:       PreemptionLowerPriority,
+			},
+			want: []float64{5.5},
+		},
+		// One that has waited longer than every measured reaction takes a
+		// plain draw (the only value, 0.5): admitted at 5.5 from now.
+		"untried preemptor that waited past every reaction": {
+			queue: Queue{
+				Capacity:                 cpu(1000),
+				Running:                  []Running{{Usage: cpu(1000), AgeSeconds: 30}},
+				Pending:                  []Pending{untried(pendingAt("urgent", 10, 0, cpu(1000)), 1)},
+				Service:                  svc,
+				AdmissionLatencySeconds:  1,
+				PreemptionDelaySeconds:   5,
+				PreemptionReactionSample: []float64{0.5},
+				WithinClusterQueue:       PreemptionLowerPriority,
+			},
+			want: []float64{5.5},
 		},
 		// Kueue requeues a preemptor at once and it stays its
 		// ClusterQueue's head until it is admitted: the second urgent
@@ -356,10 +425,14 @@ func TestPreemptionProperties(t *testing.T) {
 func TestForecastRejectsBadPreemption(t *testing.T) {
 	base := Queue{Capacity: cpu(1000), Pending: pendingOf(cpu(500)), Service: mustDeterministic(t, 1)}
 	cases := map[string]func(*Queue){
-		"unknown policy":     func(q *Queue) { q.WithinClusterQueue = PreemptionPolicy(7) },
-		"negative delay":     func(q *Queue) { q.PreemptionDelaySeconds = -1 },
-		"infinite delay":     func(q *Queue) { q.PreemptionDelaySeconds = math.Inf(1) },
-		"not-a-number delay": func(q *Queue) { q.PreemptionDelaySeconds = math.NaN() },
+		"unknown policy":             func(q *Queue) { q.WithinClusterQueue = PreemptionPolicy(7) },
+		"negative delay":             func(q *Queue) { q.PreemptionDelaySeconds = -1 },
+		"infinite delay":             func(q *Queue) { q.PreemptionDelaySeconds = math.Inf(1) },
+		"not-a-number delay":         func(q *Queue) { q.PreemptionDelaySeconds = math.NaN() },
+		"negative reaction":          func(q *Queue) { q.PreemptionReactionSample = []float64{0.1, -1} },
+		"infinite reaction":          func(q *Queue) { q.PreemptionReactionSample = []float64{math.Inf(1)} },
+		"negative sampled delay":     func(q *Queue) { q.PreemptionDelaySample = []float64{-0.5} },
+		"not-a-number sampled delay": func(q *Queue) { q.PreemptionDelaySample = []float64{1, math.NaN()} },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {

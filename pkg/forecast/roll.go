@@ -46,7 +46,10 @@ type roller struct {
 	// attempt (see latencyOf).
 	firstAttempt []float64
 	blocked      bool
-	horizon      float64
+	// reactions is Queue.PreemptionReactionSample and delays
+	// Queue.PreemptionDelaySample (only read).
+	reactions, delays []float64
+	horizon           float64
 	// ceiling caps any drawn duration: anything longer than the horizon
 	// behaves the same, and a finite cap keeps all times finite.
 	ceiling float64
@@ -105,6 +108,8 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		// The sample is only read.
 		latencies:    q.AdmissionLatencySample,
 		firstAttempt: q.FirstAttemptLatencySample,
+		reactions:    q.PreemptionReactionSample,
+		delays:       q.PreemptionDelaySample,
 		randomPhase:  q.RandomCyclePhase,
 		horizon:      f.horizonSeconds,
 		ceiling:      min(2*f.horizonSeconds, math.MaxFloat64),
@@ -463,29 +468,59 @@ func (ro *roller) admissionLatency() float64 {
 // and one of an entry that has waited as long as every first attempt took,
 // draws admissionLatency.
 func (ro *roller) latencyOf(j int, t float64) float64 {
-	if j < 0 || ro.blocked || len(ro.firstAttempt) == 0 || !ro.s.entries[j].untried {
+	if l, ok := ro.firstAttemptRest(ro.firstAttempt, j, t); ok {
+		return l
+	}
+	return ro.admissionLatency()
+}
+
+// reactionOf is the delay from the roll's attempt at t of a preemptor
+// (entry j, or an arrival for j < 0) to its preemption decision. Without a
+// Queue.PreemptionReactionSample it is an admission latency (see
+// admissionLatency). With one, it is a uniform draw from the sample — or,
+// for an untried entry at its first attempt (as in latencyOf), the rest of
+// a draw above its WaitedSeconds, max(R − w − t, 0).
+func (ro *roller) reactionOf(j int, t float64) float64 {
+	n := len(ro.reactions)
+	if n == 0 {
 		return ro.admissionLatency()
+	}
+	if r, ok := ro.firstAttemptRest(ro.reactions, j, t); ok {
+		return r
+	}
+	return ro.reactions[ro.rng.IntN(n)]
+}
+
+// firstAttemptRest is, for entry j at its first attempt (j ≥ 0, untried,
+// in a replica that passed over nothing yet) that has waited w, what is
+// left at t of a delay counted from its arrival: max(min(L − w, ceiling) −
+// t, 0) for L a uniform draw from the values of sample above w. It says
+// false when that does not apply: another entry or an arrival, a replica
+// already blocked, or no value of sample above w.
+func (ro *roller) firstAttemptRest(sample []float64, j int, t float64) (float64, bool) {
+	if j < 0 || ro.blocked || len(sample) == 0 || !ro.s.entries[j].untried {
+		return 0, false
 	}
 	w := float64(ro.s.entries[j].waited)
 	above := 0
-	for _, l := range ro.firstAttempt {
+	for _, l := range sample {
 		if l > w {
 			above++
 		}
 	}
 	if above == 0 {
-		return ro.admissionLatency()
+		return 0, false
 	}
 	k := ro.rng.IntN(above)
-	for _, l := range ro.firstAttempt {
+	for _, l := range sample {
 		if l > w {
 			if k == 0 {
-				return max(min(l-w, ro.ceiling)-t, 0)
+				return max(min(l-w, ro.ceiling)-t, 0), true
 			}
 			k--
 		}
 	}
-	return ro.admissionLatency() // not reached: k < above
+	return 0, false // not reached: k < above
 }
 
 // addLateness accumulates replica rep's lateness of the first h0 entries.

@@ -195,6 +195,43 @@ func TestFirstAttemptLatency(t *testing.T) {
 	}
 }
 
+// TestPreemptionSamplesSpreadThePreemptorsWait: a preemptor's wait is its
+// reaction R plus its delay D, each drawn per preemption from its sample.
+// One slot held by a low-priority workload for 100 s more; an urgent one
+// preempts it. With R uniform on {0.1, 0.3} and D on {1, 2, 3} the wait
+// R + D takes six values of probability 1/6 each: mean 2.2, P50 between
+// 2.1 and 2.3 (2.2 as a midpoint), P90 3.3. Fixed (the samples' means:
+// R 0.2, D 2 as PreemptionDelaySeconds), every replica waits 2.2.
+func TestPreemptionSamplesSpreadThePreemptorsWait(t *testing.T) {
+	f := mustNew(t, WithSamples(4000))
+	cases := map[string]struct {
+		reactions, delays []float64
+		want              summary
+	}{
+		"sampled reaction and delay": {reactions: []float64{0.1, 0.3}, delays: []float64{1, 2, 3}, want: summary{2.2, 2.2, 3.3}},
+		"fixed":                      {reactions: []float64{0.2}, want: summary{2.2, 2.2, 2.2}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := Queue{
+				Capacity:                 cpu(1000),
+				Running:                  []Running{{Usage: cpu(1000)}},
+				Pending:                  []Pending{{Options: []capacity.Quantities{cpu(1000)}, Quotable: true, Priority: 10}},
+				Service:                  mustDeterministic(t, 100),
+				AdmissionLatencySeconds:  0.5,
+				PreemptionDelaySeconds:   2,
+				PreemptionReactionSample: tc.reactions,
+				PreemptionDelaySample:    tc.delays,
+				WithinClusterQueue:       PreemptionLowerPriority,
+			}
+			got := summarize(mustForecast(t, f, q, 3))
+			if diff := cmp.Diff([]summary{tc.want}, got, cmpopts.EquateApprox(0, 0.11)); diff != "" {
+				t.Errorf("preemptor's wait (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestRandomCyclePhase: a workload that fits now is admitted at the first
 // admission opportunity, at once without RandomCyclePhase and U·c later
 // with it, U ~ Uniform[0, 1): mean c/2, P50 c/2, P90 0.9·c.
