@@ -384,8 +384,9 @@ func (ro *roller) mayPreempt(w *waiter, r *runRec) bool {
 // preempt tries to make one of w's options fit by preempting running
 // workloads as Kueue's classical within-ClusterQueue preemption does. On
 // success it evicts the victims (their quota is then free), puts them back
-// into the waiting order and returns the option and the number of victims;
-// otherwise it changes nothing and returns −1.
+// into the waiting order, with the service they have left when they stop
+// running at resume (the end of their eviction), and returns the option
+// and the number of victims; otherwise it changes nothing and returns −1.
 func (ro *roller) preempt(w *waiter, t, resume float64) (int32, int) {
 	p := ro.pre
 	dims := ro.s.dims
