@@ -184,16 +184,13 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	defer e.recoverPanic("onWorkloadAdd")
-	if isFinished(wl) || wl.Status.Admission != nil {
+	if isFinished(wl) || wl.Status.Admission != nil || wl.Spec.QueueName == "" {
 		return
 	}
 	// The event follows the creation by milliseconds; its time is finer
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
 	key := workload.Key(wl)
-	if wl.Spec.QueueName == "" {
-		return
-	}
 	arrival := parkedArrival{localQueue: utilqueue.KeyFromWorkload(wl), created: wl.CreationTimestamp.Time, at: now, priority: priorityOf(wl)}
 	cq, ok := e.queues.ClusterQueueFromLocalQueue(arrival.localQueue)
 	if !ok {
