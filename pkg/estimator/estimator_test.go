@@ -953,15 +953,31 @@ func preemptThenAdmit(env *testEnv, e *Estimator) {
 func preemptThenAdmitFor(env *testEnv, e *Estimator, reason string) {
 	env.clock.Step(9 * time.Second)
 	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-	preempted := victim.DeepCopy()
-	preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
-		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
-	}, metav1.Condition{
-		Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: metav1.NewTime(env.clock.Now()),
-	})
-	e.WorkloadEventHandler().OnUpdate(victim, preempted)
+	e.WorkloadEventHandler().OnUpdate(victim, preemptedAt(victim, reason, env.clock.Now()))
 	env.clock.Step(3 * time.Second)
 	e.ObserveAdmission(runningWorkload("a2", "cq", "500m", env.clock.Now()), env.clock.Now())
+}
+
+// preemptedAt is wl evicted by preemption at at, with the Preempted
+// condition's reason given.
+func preemptedAt(wl *kueue.Workload, reason string, at time.Time) *kueue.Workload {
+	out := wl.DeepCopy()
+	out.Status.Conditions = append(out.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(at),
+	}, metav1.Condition{
+		Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: metav1.NewTime(at),
+	})
+	return out
+}
+
+// admitWithWriteLag has the scheduler admit a1 now and the informer see
+// it 250 ms later: a measured write lag of 250 ms.
+func admitWithWriteLag(env *testEnv, e *Estimator) {
+	decided := env.clock.Now()
+	admitted := runningWorkload("a1", "cq", "500m", decided)
+	e.ObserveAdmission(admitted, decided)
+	env.clock.Step(250 * time.Millisecond)
+	e.WorkloadEventHandler().OnUpdate(pendingWorkload("a1", "500m", admitted.CreationTimestamp.Time), admitted)
 }
 
 // TestPreemptionDelayAddsTheWriteLag: the preemption delay the roll gets is
@@ -970,14 +986,7 @@ func preemptThenAdmitFor(env *testEnv, e *Estimator, reason string) {
 // (the eviction is such a write, seen that much after the decision).
 func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	env, e := warmPaperEstimator(t)
-	h := e.WorkloadEventHandler()
-
-	// The scheduler admits a1; the informer sees it 250 ms later.
-	decided := env.clock.Now()
-	admitted := runningWorkload("a1", "cq", "500m", decided)
-	e.ObserveAdmission(admitted, decided)
-	env.clock.Step(250 * time.Millisecond)
-	h.OnUpdate(pendingWorkload("a1", "500m", admitted.CreationTimestamp.Time), admitted)
+	admitWithWriteLag(env, e)
 
 	preemptThenAdmit(env, e)
 
@@ -1014,12 +1023,7 @@ func TestPreemptionReactionIsMeasuredFromThePreemptorsArrival(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			env, e := warmPaperEstimator(t)
 			h := e.WorkloadEventHandler()
-			// The scheduler admits a1; the informer sees it 250 ms later.
-			decided := env.clock.Now()
-			admitted := runningWorkload("a1", "cq", "500m", decided)
-			e.ObserveAdmission(admitted, decided)
-			env.clock.Step(250 * time.Millisecond)
-			h.OnUpdate(pendingWorkload("a1", "500m", admitted.CreationTimestamp.Time), admitted)
+			admitWithWriteLag(env, e)
 
 			created := env.clock.Now()
 			urgent := pendingWorkload("urgent", "500m", created)
@@ -1029,13 +1033,7 @@ func TestPreemptionReactionIsMeasuredFromThePreemptorsArrival(t *testing.T) {
 			}
 			env.clock.Step(2 * time.Second)
 			victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-			preempted := victim.DeepCopy()
-			preempted.Status.Conditions = append(preempted.Status.Conditions, metav1.Condition{
-				Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, LastTransitionTime: metav1.NewTime(env.clock.Now()),
-			}, metav1.Condition{
-				Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: kueue.InClusterQueueReason, LastTransitionTime: metav1.NewTime(env.clock.Now()),
-			})
-			h.OnUpdate(victim, preempted)
+			h.OnUpdate(victim, preemptedAt(victim, kueue.InClusterQueueReason, env.clock.Now()))
 			if tc.arriveAfter {
 				env.clock.Step(time.Second)
 				h.OnAdd(urgent, false)

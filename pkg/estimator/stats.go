@@ -215,27 +215,18 @@ func (e *Estimator) newQueueStats() *queueStats {
 		MinSamples: e.opts.minServiceSamples,
 	})
 	waits, _ := stats.NewEMA(e.opts.emaAlpha)
-	latency, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
-		Capacity:   admissionLatencySampleSize,
-		HalfLife:   e.opts.halfLife,
-		MinSamples: 1,
-	})
-	firstAttempt, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
-		Capacity:   admissionLatencySampleSize,
-		HalfLife:   e.opts.halfLife,
-		MinSamples: 1,
-	})
+	// delays is a reservoir of measured delays (latencies, reactions).
+	delays := func() *stats.ServiceTimes {
+		r, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
+			Capacity:   admissionLatencySampleSize,
+			HalfLife:   e.opts.halfLife,
+			MinSamples: 1,
+		})
+		return r
+	}
+	latency, firstAttempt := delays(), delays()
 	preemptionDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
-	preemptionDelays, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
-		Capacity:   admissionLatencySampleSize,
-		HalfLife:   e.opts.halfLife,
-		MinSamples: 1,
-	})
-	preemptionReaction, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
-		Capacity:   admissionLatencySampleSize,
-		HalfLife:   e.opts.halfLife,
-		MinSamples: 1,
-	})
+	preemptionDelays, preemptionReaction := delays(), delays()
 	writeLag, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	releaseDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
 	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}

@@ -625,24 +625,19 @@ func validate(q Queue, r *rand.Rand) error {
 	if !nonNegativeFinite(q.AdmissionLatencySeconds) {
 		return fmt.Errorf("%w: admission latency %v s must be finite and >= 0", ErrInvalidQueue, q.AdmissionLatencySeconds)
 	}
-	for i, l := range q.AdmissionLatencySample {
-		if !nonNegativeFinite(l) {
-			return fmt.Errorf("%w: admission latency sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
-		}
-	}
-	for i, l := range q.FirstAttemptLatencySample {
-		if !nonNegativeFinite(l) {
-			return fmt.Errorf("%w: first-attempt latency sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
-		}
-	}
-	for i, l := range q.PreemptionReactionSample {
-		if !nonNegativeFinite(l) {
-			return fmt.Errorf("%w: preemption reaction sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
-		}
-	}
-	for i, l := range q.PreemptionDelaySample {
-		if !nonNegativeFinite(l) {
-			return fmt.Errorf("%w: preemption delay sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, i, l)
+	for _, sample := range []struct {
+		name   string
+		values []float64
+	}{
+		{"admission latency", q.AdmissionLatencySample},
+		{"first-attempt latency", q.FirstAttemptLatencySample},
+		{"preemption reaction", q.PreemptionReactionSample},
+		{"preemption delay", q.PreemptionDelaySample},
+	} {
+		for i, l := range sample.values {
+			if !nonNegativeFinite(l) {
+				return fmt.Errorf("%w: %s sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, sample.name, i, l)
+			}
 		}
 	}
 	if !nonNegativeFinite(q.PreemptionDelaySeconds) {
