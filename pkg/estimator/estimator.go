@@ -147,7 +147,16 @@ type refreshHold struct {
 // bounds what a refresh kept the scheduler waiting for this lock.
 func (e *Estimator) lockForRefresh() refreshHold {
 	e.mu.Lock()
-	return refreshHold{e: e, since: e.opts.clock.Now()}
+	locked := true
+	defer func() {
+		// Only if the clock panicked: the caller has no hold to release.
+		if locked {
+			e.mu.Unlock()
+		}
+	}()
+	h := refreshHold{e: e, since: e.opts.clock.Now()}
+	locked = false
+	return h
 }
 
 // unlock releases e.mu and records how long it was held, if that is the

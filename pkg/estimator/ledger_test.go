@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	testingclock "k8s.io/utils/clock/testing"
 	"math"
 	"math/rand/v2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -493,6 +495,43 @@ func TestRefreshReportsItsLongestLockHold(t *testing.T) {
 	if n := e.Results().pendingCount(); n == 0 {
 		t.Error("the refreshes published no pending workload: no hold of the refresh was exercised")
 	}
+}
+
+// armedClock is a fake clock whose readings panic once armed.
+type armedClock struct {
+	*testingclock.FakeClock
+	armed atomic.Bool
+}
+
+func (c *armedClock) Now() time.Time {
+	if c.armed.Load() {
+		panic("clock failed")
+	}
+	return c.FakeClock.Now()
+}
+
+func (c *armedClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// A clock that panics while a refresh takes the estimator's lock leaves
+// the lock free: the scheduler's hooks, which take it every cycle, are
+// not blocked by a panic they never see.
+func TestLockForRefreshReleasesTheLockWhenTheClockPanics(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	clk := &armedClock{FakeClock: testingclock.NewFakeClock(t0)}
+	e := env.estimator(t, WithClock(clk))
+	clk.armed.Store(true)
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Error("lockForRefresh did not panic with a panicking clock")
+			}
+		}()
+		e.lockForRefresh().unlock()
+	}()
+	if !e.mu.TryLock() {
+		t.Fatal("the estimator's lock is still held after the clock panicked")
+	}
+	e.mu.Unlock()
 }
 
 // TestArrivalInALocalQueueTheManagerMapsLateIsScored: a workload whose
