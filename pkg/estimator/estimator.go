@@ -162,8 +162,11 @@ func (e *Estimator) lockForRefresh() refreshHold {
 // unlock releases e.mu and records how long it was held, if that is the
 // longest hold of the refresh so far.
 func (h refreshHold) unlock() {
-	held := int64(h.e.opts.clock.Since(h.since))
-	h.e.mu.Unlock()
+	var held int64
+	func() {
+		defer h.e.mu.Unlock() // also if the clock panics
+		held = int64(h.e.opts.clock.Since(h.since))
+	}()
 	for {
 		longest := h.e.longestRefreshHold.Load()
 		if held <= longest || h.e.longestRefreshHold.CompareAndSwap(longest, held) {

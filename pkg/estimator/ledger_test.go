@@ -534,6 +534,28 @@ func TestLockForRefreshReleasesTheLockWhenTheClockPanics(t *testing.T) {
 	e.mu.Unlock()
 }
 
+// A clock that panics while a refresh releases the estimator's lock
+// leaves the lock free too.
+func TestRefreshHoldUnlockReleasesTheLockWhenTheClockPanics(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	clk := &armedClock{FakeClock: testingclock.NewFakeClock(t0)}
+	e := env.estimator(t, WithClock(clk))
+	h := e.lockForRefresh()
+	clk.armed.Store(true)
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Error("unlock did not panic with a panicking clock")
+			}
+		}()
+		h.unlock()
+	}()
+	if !e.mu.TryLock() {
+		t.Fatal("the estimator's lock is still held after the clock panicked")
+	}
+	e.mu.Unlock()
+}
+
 // TestArrivalInALocalQueueTheManagerMapsLateIsScored: a workload whose
 // arrival the estimator sees before Kueue's queue manager maps its
 // LocalQueue (the two informers' events race) is recorded once the manager
