@@ -100,7 +100,13 @@ type Estimator struct {
 	// short waits and service times. Entries are removed at admission,
 	// finish and deletion, so they are bounded by the pending and running
 	// workloads.
-	pending    map[workload.Reference]trackedWorkload
+	pending map[workload.Reference]trackedWorkload
+	// unledgered holds the keys of pending whose line has no estimate yet
+	// (see ledgerWriter), or a part of them: a refresh takes them out as
+	// it rolls (takeUnledgered) and puts back those it did not stamp
+	// (restoreUnledgered). It keeps the ledger's work per refresh in
+	// proportion to the arrivals, not to the pending workloads.
+	unledgered map[workload.Reference]struct{}
 	admittedAt map[workload.Reference]eventTime
 	// evictedAt is when a workload evicted by preemption was seen evicted,
 	// until its quota's release is seen (it measures the release delay of
@@ -235,6 +241,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		admissionLatency:    newSharedLatencies(o),
 		firstAttemptLatency: newSharedLatencies(o),
 		pending:             make(map[workload.Reference]trackedWorkload),
+		unledgered:          make(map[workload.Reference]struct{}),
 		admittedAt:          make(map[workload.Reference]eventTime),
 		evictedAt:           make(map[workload.Reference]eventTime),
 		changed:             make(map[kueue.ClusterQueueReference]struct{}),
@@ -511,7 +518,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
 		since = at
 	}
-	delete(e.pending, key)
+	e.forgetPending(key)
 	delete(e.parked, key)
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
@@ -689,12 +696,14 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
 	next, outputs := nextResults(start, prev, places, recompute)
 	ledger := &ledgerWriter{e: e}
+	// After a panic too: what it took from e.unledgered goes back.
+	defer ledger.restore()
 	scratch := refreshScratches.Get().(*refreshScratch)
 	for name, out := range outputs {
 		e.refreshQueue(start, cqs[name], out, ledger, scratch)
 	}
 	refreshScratches.Put(scratch)
-	ledger.flush()
+	ledger.restore()
 	next.seal()
 	e.results.Store(next)
 	done = true
@@ -964,11 +973,8 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 			continue
 		}
 		slot := next.slots[name]
-		n := 0
-		if q := prev.part(name); q != nil {
-			n = q.pendingCount()
-		}
-		q := newQueueResults(n)
+		// Sized by refreshQueue, which knows how many are pending now.
+		q := newQueueResults(0)
 		q.root, q.generation = place.root, place.generation
 		next.queues[slot] = q
 		outputs[name] = q
@@ -982,6 +988,7 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, ledger *ledgerWriter, scratch *refreshScratch) {
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
+	out.reserve(len(pending))
 	names, pendingIn := scratch.take(len(pending))
 	defer scratch.drop()
 
@@ -1003,7 +1010,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			}
 		}
 	}
-	in := e.queueInputs(now, cqs, names, scratch.untried)
+	in := e.queueInputs(now, cqs, names, scratch.untried, ledger)
 	for _, c := range scratch.untried {
 		pendingIn[c.index].Untried, pendingIn[c.index].WaitedSeconds = c.untried, c.waited
 	}
@@ -1089,7 +1096,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			est.setWait(r.Wait)
 		}
 		out.add(name, store(est, stamp), est.Reason)
-		if est.Admissibility == Quotable {
+		if est.Admissibility == Quotable && ledger.wants(name) {
 			ledger.add(name, ledgerLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}
 	}
@@ -1331,9 +1338,12 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 // queueInputs copies, under e.mu, what the refresh of cqs needs of the
 // estimator's state; for each of the untried candidates (names are the
 // pending workloads' names) it sets whether the workload is untried and,
-// if so, how long it has waited at now.
-func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate) queueInputs {
+// if so, how long it has waited at now. It hands ledger the workloads
+// registered without a ledger line since it last took them (see
+// ledgerWriter).
+func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, ledger *ledgerWriter) queueInputs {
 	defer e.lockForRefresh().unlock()
+	ledger.takeUnledgeredLocked()
 	for i := range untried {
 		c := &untried[i]
 		p, ok := e.pending[names[c.index].reference()]

@@ -305,6 +305,42 @@ func benchmarkRefresh(b *testing.B, clusterQueues, cohorts, pendingPerQueue int)
 // ClusterQueue with 100 000 pending workloads.
 func BenchmarkRefresh100000PendingOneClusterQueue(b *testing.B) { benchmarkRefresh(b, 1, 1, 100000) }
 
+// BenchmarkRefresh100000PendingAfterOneArrival is the refresh the loop
+// runs at 100 000 pending workloads in one ClusterQueue when one more
+// arrives (untimed: Kueue's queue manager lists it and the estimator hears
+// of it): the ClusterQueue is recomputed, and its ledger, unlike that of
+// BenchmarkRefresh100000PendingOneClusterQueue, has a workload without a
+// line to look for among the pending ones.
+func BenchmarkRefresh100000PendingAfterOneArrival(b *testing.B) {
+	c := newBenchCluster(b, 1, 1, 100000)
+	e := c.estimator(b)
+	e.Refresh(c.ctx)
+	handler := e.WorkloadEventHandler()
+	log := logr.Discard()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		c.clock.Step(time.Second)
+		name := fmt.Sprintf("arrival-%d", i)
+		wl := utiltestingapi.MakeWorkload(name, benchNamespace).UID(types.UID(name)).Queue("lq-0").
+			Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, "1Gi").
+			Creation(c.clock.Now()).Obj()
+		if err := c.queues.AddOrUpdateWorkload(log, wl); err != nil {
+			b.Fatal(err)
+		}
+		handler.OnAdd(wl, false)
+		b.StartTimer()
+		refreshLoopStep(c.ctx, e)
+		b.StopTimer()
+		if _, ok := e.Results().Workload(workload.Key(wl)); !ok {
+			b.Fatalf("the arrival %s has no estimate", name)
+		}
+		b.StartTimer()
+		i++
+	}
+}
+
 // BenchmarkRefresh10000PendingThousandClusterQueues is a whole refresh of
 // 1 000 ClusterQueues in 100 cohorts with 10 pending workloads each.
 func BenchmarkRefresh10000PendingThousandClusterQueues(b *testing.B) {

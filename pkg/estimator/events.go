@@ -172,7 +172,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 		// any of them.
 		e.changedAll = true
 	}
-	delete(e.pending, key)
+	e.forgetPending(key)
 	delete(e.parked, key)
 	delete(e.admittedAt, key)
 	delete(e.evictedAt, key)
@@ -212,7 +212,7 @@ type parkedArrival struct {
 // recordArrival records that workload key arrived in cq as a says. Under
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
-	e.pending[key] = trackedWorkload{arrived: arrivalOffset(a.created, a.at)}
+	e.trackPending(key, arrivalOffset(a.created, a.at))
 	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
 	e.statsFor(cq).observeArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
@@ -351,7 +351,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
-			e.pending[key] = trackedWorkload{arrived: arrivalOffset(created, now) | triedBit}
+			e.trackPending(key, arrivalOffset(created, now)|triedBit)
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
@@ -650,7 +650,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	}
 	for _, key := range pendingKeys {
 		if _, ok := e.pending[key]; !ok {
-			e.pending[key] = trackedWorkload{}
+			e.trackPending(key, 0)
 		}
 	}
 	e.replayEarlyEvents(listed)

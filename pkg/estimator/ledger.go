@@ -1,7 +1,9 @@
 package estimator
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -211,21 +213,77 @@ func remaining(s float64) Prediction {
 // estimator's lock, which the scheduler's hooks take too.
 const ledgerBatch = 256
 
+// trackPending registers key as pending since the arrival offset arrived
+// (see trackedWorkload.arrived), with no ledger line yet. Under e.mu.
+func (e *Estimator) trackPending(key workload.Reference, arrived uint32) {
+	e.pending[key] = trackedWorkload{arrived: arrived}
+	e.unledgered[key] = struct{}{}
+}
+
+// forgetPending forgets the pending workload key (admitted or deleted).
+// Under e.mu.
+func (e *Estimator) forgetPending(key workload.Reference) {
+	delete(e.pending, key)
+	delete(e.unledgered, key)
+}
+
 // ledgerWriter records, during a refresh, the first published estimate of
 // each pending workload that has no ledger line yet. Only workloads the
 // event handlers (or the warm start) registered as pending get a line: a
 // workload deleted meanwhile is never brought back. One writer serves a
-// whole refresh; flush it at the end.
+// whole refresh; call restore at the end.
+//
+// The writer looks at the workloads of Estimator.unledgered only, which
+// it takes as each ClusterQueue is rolled (takeUnledgeredLocked): a
+// workload whose arrival the estimator recorded before the roll of its
+// ClusterQueue gets this refresh's estimate, one recorded later the next
+// refresh's. Every other pending workload has its line already, and
+// costs the refresh nothing here.
 type ledgerWriter struct {
-	e     *Estimator
-	n     int
-	names [ledgerBatch]workloadName
-	// buf holds the key a lookup in e.pending is built in.
+	e *Estimator
+	// wanted holds the keys taken from Estimator.unledgered and not
+	// stamped yet. It is the refresh's own: the event handlers change
+	// only Estimator.unledgered, so a key here may have been admitted or
+	// deleted since; flush and restore check Estimator.pending.
+	wanted map[workload.Reference]struct{}
+	n      int
+	names  [ledgerBatch]workloadName
+	// buf holds the key a lookup is built in.
 	buf   []byte
 	lines [ledgerBatch]trackedWorkload
 }
 
-// add queues the line of a Quotable pending workload.
+// takeUnledgeredLocked moves the keys of Estimator.unledgered into the
+// writer: in one swap of maps when the writer holds none (the first
+// ClusterQueue of a refresh), else one by one (the arrivals since the
+// last ClusterQueue). Under e.mu.
+func (w *ledgerWriter) takeUnledgeredLocked() {
+	e := w.e
+	if len(e.unledgered) == 0 {
+		return
+	}
+	if len(w.wanted) == 0 {
+		w.wanted, e.unledgered = e.unledgered, make(map[workload.Reference]struct{})
+		return
+	}
+	for key := range e.unledgered {
+		w.wanted[key] = struct{}{}
+	}
+	// A new map: a cleared one would keep the buckets of a burst.
+	e.unledgered = make(map[workload.Reference]struct{})
+}
+
+// wants reports whether the workload named name may still need its line.
+func (w *ledgerWriter) wants(name workloadName) bool {
+	if len(w.wanted) == 0 {
+		return false
+	}
+	w.buf = name.appendReference(w.buf[:0])
+	_, ok := w.wanted[workload.Reference(w.buf)]
+	return ok
+}
+
+// add queues the line of a Quotable pending workload that wants one.
 func (w *ledgerWriter) add(name workloadName, line trackedWorkload) {
 	w.names[w.n], w.lines[w.n] = name, line
 	w.n++
@@ -234,22 +292,53 @@ func (w *ledgerWriter) add(name workloadName, line trackedWorkload) {
 	}
 }
 
+// flush writes the queued lines of the workloads still pending without
+// one.
 func (w *ledgerWriter) flush() {
 	if w.n == 0 {
 		return
 	}
 	defer w.e.lockForRefresh().unlock()
 	for i := range w.n {
-		// Most pending workloads have their line from an earlier refresh:
-		// look up without building a key string.
-		w.buf = w.names[i].appendReference(w.buf[:0])
-		p, ok := w.e.pending[workload.Reference(w.buf)]
+		key := w.names[i].reference()
+		p, ok := w.e.pending[key]
 		if ok && p.stamp == nil {
 			line := w.lines[i]
 			line.arrived = p.arrived
-			w.e.pending[w.names[i].reference()] = line
+			w.e.pending[key] = line
 		}
+		// Stamped now, earlier or gone: it needs nothing more. A
+		// preemption that requeues it later registers it again.
+		delete(w.wanted, key)
+		delete(w.e.unledgered, key)
 	}
 	clear(w.names[:w.n])
 	w.n = 0
+}
+
+// restore flushes the writer and puts back into Estimator.unledgered, a
+// batch per hold of the estimator's lock, the keys it took and did not
+// stamp that are still pending without a line (a workload no recomputed
+// ClusterQueue listed: its ClusterQueue was not recomputed, its roll
+// failed, the queue manager does not list it, or it is inactive).
+func (w *ledgerWriter) restore() {
+	w.flush()
+	keys := slices.Collect(maps.Keys(w.wanted))
+	w.wanted = nil
+	for len(keys) > 0 {
+		n := min(len(keys), ledgerBatch)
+		w.restoreLocked(keys[:n])
+		keys = keys[n:]
+	}
+}
+
+// restoreLocked puts back those of keys still pending without a line,
+// under one hold of the estimator's lock.
+func (w *ledgerWriter) restoreLocked(keys []workload.Reference) {
+	defer w.e.lockForRefresh().unlock()
+	for _, key := range keys {
+		if p, ok := w.e.pending[key]; ok && p.stamp == nil {
+			w.e.unledgered[key] = struct{}{}
+		}
+	}
 }

@@ -7,10 +7,12 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
+	"maps"
 	"math"
 	"math/rand/v2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -663,4 +665,87 @@ func TestUnmappedArrivalIsLookedUpEveryPeriodOnlyWhileYoung(t *testing.T) {
 	if _, ok := e.parked["ns/orphan"]; !ok {
 		t.Error("the arrival was dropped; it stays parked until its LocalQueue is mapped or it goes")
 	}
+}
+
+// unledgeredKeys is the sorted keys of e.unledgered.
+func unledgeredKeys(e *Estimator) []workload.Reference {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Sorted(maps.Keys(e.unledgered))
+}
+
+// stamped reports whether workload wl has a ledger line.
+func stamped(e *Estimator, wl *kueue.Workload) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.pending[workload.Key(wl)].stamp != nil
+}
+
+// TestRefreshLedgersOnlyTheWorkloadsWithoutALine: the set of pending
+// workloads without a ledger line, which is all a refresh's ledger looks
+// at, holds a workload from its arrival to its first Quotable estimate,
+// keeps one the refresh could not estimate (an Unfeasible workload, a roll
+// that panicked) for the next refresh, and lets go of one admitted or
+// deleted.
+func TestRefreshLedgersOnlyTheWorkloadsWithoutALine(t *testing.T) {
+	objs := paperObjects()
+	env, _, e := warmRecordingEstimator(t, objs)
+	h := e.WorkloadEventHandler()
+	p0, p1, p2, huge := objs.pending[0], objs.pending[1], objs.pending[2], objs.pending[3]
+	want := func(step string, keys ...*kueue.Workload) {
+		t.Helper()
+		wantKeys := []workload.Reference{}
+		for _, wl := range keys {
+			wantKeys = append(wantKeys, workload.Key(wl))
+		}
+		slices.Sort(wantKeys)
+		if diff := cmp.Diff(wantKeys, unledgeredKeys(e), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: workloads without a line (-want,+got):\n%s", step, diff)
+		}
+	}
+
+	h.OnAdd(p0, false)
+	h.OnAdd(p1, false)
+	h.OnAdd(huge, false)
+	want("arrived", p0, p1, huge)
+
+	env.clock.Step(time.Second)
+	e.Refresh(env.ctx)
+	want("after a refresh: the Unfeasible one waits on", huge)
+	if !stamped(e, p0) || !stamped(e, p1) || stamped(e, huge) {
+		t.Errorf("lines after the refresh: p0 %v, p1 %v, huge %v; want true, true, false", stamped(e, p0), stamped(e, p1), stamped(e, huge))
+	}
+
+	h.OnDelete(huge)
+	h.OnAdd(p2, false)
+	want("huge deleted, p2 arrived", p2)
+	e.mu.Lock()
+	e.rng = rand.New(panickingSource{})
+	e.mu.Unlock()
+	env.clock.Step(time.Second)
+	e.Refresh(env.ctx)
+	if e.Panics() == 0 {
+		t.Fatal("the refresh drew from the panicking source without panicking")
+	}
+	want("after a refresh whose roll panicked", p2)
+	if stamped(e, p2) {
+		t.Error("p2 got a line from a roll that panicked")
+	}
+
+	e.mu.Lock()
+	e.rng = rand.New(rand.NewPCG(1, 2))
+	e.mu.Unlock()
+	env.clock.Step(time.Second)
+	e.Refresh(env.ctx)
+	want("after the next refresh")
+	if !stamped(e, p2) {
+		t.Error("p2 has no line after a refresh that estimated it")
+	}
+
+	p3 := pendingWorkload("p3", "500m", env.clock.Now())
+	h.OnAdd(p3, false)
+	admitted := p3.DeepCopy()
+	admitted.Status.Admission = utiltestingapi.MakeAdmission("cq").Obj()
+	e.ObserveAdmission(admitted, env.clock.Now().Add(time.Millisecond))
+	want("p3 admitted before any refresh")
 }

@@ -193,6 +193,18 @@ func newQueueResults(n int) *queueResults {
 		namespaceOf: make([]uint32, 0, n), namespaceIndex: map[string]uint32{}}
 }
 
+// reserve makes room in an empty part for n pending workloads: sized by
+// the last refresh's count instead, a map of 10⁵ positions would be built
+// twice over whenever one more workload arrived.
+func (q *queueResults) reserve(n int) {
+	if len(q.estimates) > 0 || cap(q.estimates) >= n {
+		return
+	}
+	q.estimates = make([]storedEstimate, 0, n)
+	q.positions = make(map[string]int32, n)
+	q.namespaceOf = make([]uint32, 0, n)
+}
+
 // add records the estimate of a pending workload (each key once) at the
 // next position and, for an Unfeasible one, its reason.
 func (q *queueResults) add(name workloadName, e storedEstimate, reason string) {
