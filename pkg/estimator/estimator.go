@@ -103,9 +103,9 @@ type Estimator struct {
 	pending map[workload.Reference]trackedWorkload
 	// unledgered holds the keys of pending whose line has no estimate yet
 	// (see ledgerWriter), or a part of them: a refresh takes them out as
-	// it rolls (takeUnledgered) and puts back those it did not stamp
-	// (restoreUnledgered). It keeps the ledger's work per refresh in
-	// proportion to the arrivals, not to the pending workloads.
+	// it rolls (ledgerWriter.takeUnledgeredLocked) and puts back those it
+	// did not stamp (ledgerWriter.restore). It keeps the ledger's work per
+	// refresh in proportion to the arrivals, not to the pending workloads.
 	unledgered map[workload.Reference]struct{}
 	admittedAt map[workload.Reference]eventTime
 	// evictedAt is when a workload evicted by preemption was seen evicted,
