@@ -297,14 +297,12 @@ var (
 type slicePool[T any] struct{ pool sync.Pool }
 
 // take returns n zero values: a recycled slice when one large enough is at
-// hand, a new one otherwise. Its caller uses at most its n elements. A new
-// slice has room for n/8 more, so that a queue that grows by a few
-// workloads a refresh is rolled in recycled slices.
+// hand, a new one otherwise. Its caller uses at most its n elements.
 func (p *slicePool[T]) take(n int) []T {
 	if b, ok := p.pool.Get().(*[]T); ok && cap(*b) >= n {
 		return (*b)[:n]
 	}
-	return make([]T, n, n+n/8)
+	return make([]T, n)
 }
 
 // give clears s, which its caller no longer uses, and recycles it.
