@@ -118,3 +118,63 @@ func BenchmarkForecast10000PendingPreempting(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForecastPerfHarnessClusterQueue is one ClusterQueue of Kueue's
+// performance harness at its baseline configuration, as the estimator
+// might roll it mid-run: 60 CPU (its nominal 20 and some of what its
+// cohort lends), LowerPriority preemption, three classes (small 1 CPU for
+// 0.2 s at priority 50, medium 5 CPU for 0.5 s at 100, large 20 CPU for
+// 1 s at 200), 323 pending in Kueue's order and more arriving at eight
+// tenths of the harness's rates, service measured per priority.
+func BenchmarkForecastPerfHarnessClusterQueue(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	type class struct {
+		milli    int64
+		seconds  float64
+		priority int32
+		rate     float64
+		pending  int
+	}
+	classes := []class{{20000, 1, 200, 0.8 / 1.2, 3}, {5000, 0.5, 100, 0.8 / 0.5, 20}, {1000, 0.2, 50, 0.8 / 0.1, 300}}
+	q := Queue{
+		Capacity:                 cpu(60000),
+		Policy:                   BestEffortFIFO,
+		ServiceByPriority:        map[int32]ServiceModel{},
+		CyclePeriodSeconds:       0.02,
+		AdmissionLatencySeconds:  0.05,
+		RandomCyclePhase:         true,
+		WithinClusterQueue:       PreemptionLowerPriority,
+		PreemptionDelaySeconds:   0.3,
+		PreemptionReactionSample: []float64{0.05, 0.1, 0.2, 0.4},
+		PreemptionDelaySample:    []float64{0.2, 0.3, 0.5},
+	}
+	for _, c := range classes {
+		obs := make([]float64, 200)
+		for i := range obs {
+			obs[i] = c.seconds * (0.9 + 0.2*r.Float64())
+		}
+		emp, err := NewEmpirical(obs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		q.ServiceByPriority[c.priority] = emp
+		q.Service = emp
+		q.Arrivals = append(q.Arrivals, Arrival{RatePerSecond: c.rate, Options: []capacity.Quantities{cpu(c.milli)}, Priority: c.priority})
+		for i := range c.pending {
+			q.Pending = append(q.Pending, Pending{ID: fmt.Sprintf("ns/%d-%d", c.priority, i), Options: []capacity.Quantities{cpu(c.milli)}, Priority: c.priority, Quotable: true})
+		}
+	}
+	q.Running = []Running{{Usage: cpu(5000), Priority: 100, AgeSeconds: 0.2}, {Usage: cpu(5000), Priority: 100, AgeSeconds: 0.1}}
+	for i := range 10 {
+		q.Running = append(q.Running, Running{Usage: cpu(1000), Priority: 50, AgeSeconds: 0.02 * float64(i)})
+	}
+	f := mustNew(b)
+	rng := rand.New(rand.NewPCG(3, 4))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := f.Forecast(q, rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

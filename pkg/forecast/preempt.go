@@ -54,16 +54,6 @@ func (a *waiter) before(b *waiter) bool {
 	return a.seq < b.seq
 }
 
-func compareWaiters(a, b waiter) int {
-	switch {
-	case a.before(&b):
-		return -1
-	case b.before(&a):
-		return 1
-	}
-	return 0
-}
-
 // runRec is one workload holding quota in a replica with preemption.
 type runRec struct {
 	prio    int32
@@ -157,9 +147,25 @@ func newPreemption(s *scene, q *Queue) *preemption {
 	return p
 }
 
+// level is the index of priority prio in p.levels.
 func (p *preemption) level(prio int32) int32 {
-	l, _ := slices.BinarySearch(p.levels, prio)
+	l, _ := p.search(prio)
 	return int32(l)
+}
+
+// search is slices.BinarySearch(p.levels, prio): where prio is or would
+// be in the ascending levels, and whether it is there. A queue has few
+// priorities, and a scan of a few is cheaper than the search.
+func (p *preemption) search(prio int32) (int, bool) {
+	if len(p.levels) > 8 {
+		return slices.BinarySearch(p.levels, prio)
+	}
+	for i, l := range p.levels {
+		if l >= prio {
+			return i, l == prio
+		}
+	}
+	return len(p.levels), false
 }
 
 // hold adds (sign 1) or removes (−1) vector v to the quota held at level l.
@@ -207,43 +213,20 @@ func (ro *roller) complete(ev event) {
 // acted, the entry admitted for the first time (−1 if none) with its
 // admission time, and the number of victims.
 //
-// The heads of the shapes and arrival classes are few and sorted here;
-// back is kept sorted as victims are added, and the two are merged. A
-// workload whose option list and priority already failed (neither fits
-// nor can preempt) in this walk is skipped: one behind it in order has no
-// more candidates to preempt.
+// The heads of the shapes and arrival classes (p.heads) and the preempted
+// workloads (p.back) are each kept in Kueue's order as they change, and
+// the two are merged. A workload whose option list and priority already
+// failed (neither fits nor can preempt) in this walk is skipped: one
+// behind it in order has no more candidates to preempt.
 func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, victims int) {
 	p := ro.pre
-	s := ro.s
-	p.heads = p.heads[:0]
-	if ro.policy == StrictFIFO {
-		if ro.head < len(s.entries) {
-			p.heads = append(p.heads, ro.entryWaiter(ro.head, srcHead, 0))
-		}
-	} else {
-		for si := range s.shapes {
-			sh := &s.shapes[si]
-			if cur := int(ro.cursor[si]); cur < len(sh.members) {
-				p.heads = append(p.heads, ro.entryWaiter(int(sh.members[cur]), srcShape, int32(si)))
-			}
-		}
-	}
-	for c := range s.arrivals {
-		if ro.arrHead[c] < len(ro.arrQ[c]) {
-			a := &s.arrivals[c]
-			p.heads = append(p.heads, waiter{
-				prio: a.priority, tier: tierArrival, src: srcArrival, seq: ro.arrQ[c][ro.arrHead[c]],
-				ref: int32(c), opts: a.opts, maxExec: a.maxExec, service: -1,
-			})
-		}
-	}
-	slices.SortFunc(p.heads, compareWaiters)
 	p.failed = p.failed[:0]
 	h, b := 0, 0
 	for h < len(p.heads) || b < len(p.back) {
 		var w *waiter
+		head := -1
 		if b >= len(p.back) || (h < len(p.heads) && p.heads[h].before(&p.back[b])) {
-			w = &p.heads[h]
+			w, head = &p.heads[h], h
 			h++
 		} else {
 			w = &p.back[b]
@@ -259,6 +242,7 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 				entry = int(w.ref)
 			}
 			j, at = ro.admitWaiter(w, v, t, ro.latencyOf(entry, t))
+			ro.advanceHead(head)
 			return true, j, at, 0
 		}
 		if p.count < p.max {
@@ -270,11 +254,13 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 			if w.src == srcHead || w.src == srcShape {
 				entry = int(w.ref)
 			}
-			reaction := ro.reactionOf(entry, t)
-			delay, evict := ro.preemptionDelay()
-			if v, n := ro.preempt(w, t, t+reaction+evict); v >= 0 {
+			if v := ro.chooseVictims(w); v >= 0 {
+				reaction := ro.reactionOf(entry, t)
+				delay, evict := ro.preemptionDelay()
+				n := ro.evictVictims(t + reaction + evict)
 				p.count++
 				j, at = ro.admitWaiter(w, v, t, reaction+delay)
+				ro.advanceHead(head)
 				return true, j, at, n
 			}
 		}
@@ -284,6 +270,82 @@ func (ro *roller) stepPreempting(t float64) (acted bool, j int, at float64, vict
 		p.failed = append(p.failed, failure{opts: w.opts, prio: w.prio})
 	}
 	return false, -1, 0, 0
+}
+
+// resetHeads fills p.heads with the first waiting workload of every shape
+// (BestEffortFIFO) or the first entry (StrictFIFO), in Kueue's order, at
+// the start of a replica; no arrival is waiting yet.
+func (ro *roller) resetHeads() {
+	p := ro.pre
+	p.heads = p.heads[:0]
+	if ro.policy == StrictFIFO {
+		if len(ro.s.entries) > 0 {
+			p.insertHead(ro.entryWaiter(0, srcHead, 0))
+		}
+		return
+	}
+	for si := range ro.s.shapes {
+		if sh := &ro.s.shapes[si]; len(sh.members) > 0 {
+			p.insertHead(ro.entryWaiter(int(sh.members[0]), srcShape, int32(si)))
+		}
+	}
+}
+
+// arrivalHead is the oldest waiting arrival of class c as a waiter; the
+// caller checks that there is one.
+func (ro *roller) arrivalHead(c int) waiter {
+	a := &ro.s.arrivals[c]
+	return waiter{
+		prio: a.priority, tier: tierArrival, src: srcArrival, seq: ro.arrQ[c][ro.arrHead[c]],
+		ref: int32(c), opts: a.opts, maxExec: a.maxExec, service: -1,
+	}
+}
+
+// advanceHead replaces p.heads[i], just admitted, by the next waiting
+// workload of its source, if any, at its place in Kueue's order. A
+// negative i (a preempted workload was admitted) changes nothing.
+func (ro *roller) advanceHead(i int) {
+	if i < 0 {
+		return
+	}
+	p := ro.pre
+	w := &p.heads[i]
+	switch c := int(w.ref); {
+	case w.src == srcShape && int(ro.cursor[w.idx]) < len(ro.s.shapes[w.idx].members):
+		*w = ro.entryWaiter(int(ro.s.shapes[w.idx].members[ro.cursor[w.idx]]), srcShape, w.idx)
+	case w.src == srcHead && ro.head < len(ro.s.entries):
+		*w = ro.entryWaiter(ro.head, srcHead, 0)
+	case w.src == srcArrival && ro.arrHead[c] < len(ro.arrQ[c]):
+		*w = ro.arrivalHead(c)
+	default:
+		p.heads = slices.Delete(p.heads, i, i+1)
+		return
+	}
+	// In Kueue's order the next one of a source comes after the one it
+	// replaces, so it usually moves back; a caller's list out of that
+	// order may move it forward.
+	for ; i+1 < len(p.heads) && p.heads[i+1].before(&p.heads[i]); i++ {
+		p.heads[i], p.heads[i+1] = p.heads[i+1], p.heads[i]
+	}
+	for ; i > 0 && p.heads[i].before(&p.heads[i-1]); i-- {
+		p.heads[i], p.heads[i-1] = p.heads[i-1], p.heads[i]
+	}
+}
+
+// insertHead puts w into p.heads at its place in Kueue's order.
+func (p *preemption) insertHead(w waiter) { p.heads = insertWaiter(p.heads, w) }
+
+// insertWaiter inserts w into ws, which is in Kueue's order, after the
+// waiters that do not come after it, and returns the slice.
+func insertWaiter(ws []waiter, w waiter) []waiter {
+	i := len(ws)
+	ws = append(ws, w)
+	for i > 0 && w.before(&ws[i-1]) {
+		ws[i] = ws[i-1]
+		i--
+	}
+	ws[i] = w
+	return ws
 }
 
 // preemptionDelay is the delay of one preemption from its decision to the
@@ -317,15 +379,7 @@ func (p *preemption) hasFailed(w *waiter) bool {
 
 // requeue inserts a preempted workload into back, which stays in Kueue's
 // order.
-func (p *preemption) requeue(w waiter) {
-	i := len(p.back)
-	p.back = append(p.back, w)
-	for i > 0 && w.before(&p.back[i-1]) {
-		p.back[i] = p.back[i-1]
-		i--
-	}
-	p.back[i] = w
-}
+func (p *preemption) requeue(w waiter) { p.back = insertWaiter(p.back, w) }
 
 func (ro *roller) entryWaiter(j int, src int8, shape int32) waiter {
 	e := &ro.s.entries[j]
@@ -381,13 +435,13 @@ func (ro *roller) mayPreempt(w *waiter, r *runRec) bool {
 	return r.tier > w.tier || (r.tier == w.tier && r.seq > w.seq)
 }
 
-// preempt tries to make one of w's options fit by preempting running
+// chooseVictims tries to make one of w's options fit by preempting running
 // workloads as Kueue's classical within-ClusterQueue preemption does. On
-// success it evicts the victims (their quota is then free), puts them back
-// into the waiting order, with the service they have left when they stop
-// running at resume (the end of their eviction), and returns the option
-// and the number of victims; otherwise it changes nothing and returns −1.
-func (ro *roller) preempt(w *waiter, t, resume float64) (int32, int) {
+// success it releases the victims' quota, leaves them in p.cands (−1 for a
+// candidate kept) for evictVictims and returns the option; otherwise it
+// changes nothing and returns −1. It draws nothing from the random source,
+// so that a failed attempt costs no draws.
+func (ro *roller) chooseVictims(w *waiter) int32 {
 	p := ro.pre
 	dims := ro.s.dims
 	for _, v := range w.opts {
@@ -446,27 +500,37 @@ func (ro *roller) preempt(w *waiter, t, resume float64) (int32, int) {
 			}
 			ro.release(p.recs[victims[i]].vec)
 		}
-		n := 0
-		for _, c := range victims {
-			if c < 0 {
-				continue
-			}
-			n++
-			r := &p.recs[c]
-			r.evicted = true
-			ro.hold(r.level, r.vec, -1)
-			service := r.end - max(r.start, resume)
-			if p.restart {
-				service = r.end - r.start
-			}
-			p.requeue(waiter{
-				prio: r.prio, tier: r.tier, seq: r.seq, ref: r.ref, opts: r.opts, maxExec: r.maxExec,
-				service: ro.clean(service, 0),
-			})
-		}
-		return v, n
+		p.cands = victims
+		return v
 	}
-	return -1, 0
+	return -1
+}
+
+// evictVictims evicts the victims chooseVictims left in p.cands and puts
+// them back into the waiting order with the service they have left when
+// they stop running at resume (all of it when preempted workloads
+// restart); it returns their number.
+func (ro *roller) evictVictims(resume float64) int {
+	p := ro.pre
+	n := 0
+	for _, c := range p.cands {
+		if c < 0 {
+			continue
+		}
+		n++
+		r := &p.recs[c]
+		r.evicted = true
+		ro.hold(r.level, r.vec, -1)
+		service := r.end - max(r.start, resume)
+		if p.restart {
+			service = r.end - r.start
+		}
+		p.requeue(waiter{
+			prio: r.prio, tier: r.tier, seq: r.seq, ref: r.ref, opts: r.opts, maxExec: r.maxExec,
+			service: ro.clean(service, 0),
+		})
+	}
+	return n
 }
 
 // evictBefore reports whether record a comes before record b in Kueue's
@@ -483,7 +547,7 @@ func (ro *roller) evictBefore(a, b int32) bool {
 	return a > b
 }
 
-// mayFitAfterPreemption is a quick necessary condition for preempt: vector
+// mayFitAfterPreemption is a quick necessary condition for chooseVictims: vector
 // v fits in the free quota plus all the quota held at the priorities w may
 // preempt.
 func (ro *roller) mayFitAfterPreemption(w *waiter, v int32) bool {
@@ -491,8 +555,8 @@ func (ro *roller) mayFitAfterPreemption(w *waiter, v int32) bool {
 	dims := ro.s.dims
 	top := len(p.levels)
 	if p.policy == PreemptionLowerPriority {
-		top, _ = slices.BinarySearch(p.levels, w.prio)
-	} else if l, found := slices.BinarySearch(p.levels, w.prio); found {
+		top, _ = p.search(w.prio)
+	} else if l, found := p.search(w.prio); found {
 		top = l + 1
 	} else {
 		top = l

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -443,5 +444,105 @@ func TestForecastRejectsBadPreemption(t *testing.T) {
 				t.Fatalf("Forecast error = %v, want one wrapping ErrInvalidQueue", err)
 			}
 		})
+	}
+}
+
+// TestPreemptionHeadsStayInKueuesOrder checks the waiting heads the roll
+// keeps up to date as workloads are admitted and arrive against the heads
+// rebuilt and sorted from scratch, with pending lists in any order of
+// priority (the caller's order is Kueue's, but nothing relies on it).
+func TestPreemptionHeadsStayInKueuesOrder(t *testing.T) {
+	sorted := func(ro *roller) []waiter {
+		var ws []waiter
+		if ro.policy == StrictFIFO {
+			if ro.head < len(ro.s.entries) {
+				ws = append(ws, ro.entryWaiter(ro.head, srcHead, 0))
+			}
+		} else {
+			for si := range ro.s.shapes {
+				if cur := int(ro.cursor[si]); cur < len(ro.s.shapes[si].members) {
+					ws = append(ws, ro.entryWaiter(int(ro.s.shapes[si].members[cur]), srcShape, int32(si)))
+				}
+			}
+		}
+		for c := range ro.s.arrivals {
+			if ro.arrHead[c] < len(ro.arrQ[c]) {
+				ws = append(ws, ro.arrivalHead(c))
+			}
+		}
+		slices.SortStableFunc(ws, func(a, b waiter) int {
+			switch {
+			case a.before(&b):
+				return -1
+			case b.before(&a):
+				return 1
+			}
+			return 0
+		})
+		return ws
+	}
+	for _, policy := range []Policy{BestEffortFIFO, StrictFIFO} {
+		for seed := range uint64(50) {
+			r := rand.New(rand.NewPCG(seed, 11))
+			s := newScene(cpu(64000), 0)
+			for i := range 2 + r.IntN(40) {
+				s.addPending(i, []capacity.Quantities{cpu(int64(1000 * (1 + r.IntN(4))))}, 0, int32(r.IntN(4)), 1)
+			}
+			for c := range 3 {
+				s.addArrival(Arrival{RatePerSecond: 1, Options: []capacity.Quantities{cpu(int64(1000 * (1 + c)))}, Priority: int32(r.IntN(4))})
+			}
+			q := Queue{Capacity: cpu(64000), Service: mustExponential(t, 1), Policy: policy, WithinClusterQueue: PreemptionLowerPriority}
+			ro := newRoller(s, q, mustNew(t), r)
+			if ro.pre == nil {
+				continue
+			}
+			clear(ro.cursor)
+			ro.head = 0
+			for c := range s.arrivals {
+				ro.arrQ[c], ro.arrHead[c] = ro.arrQ[c][:0], 0
+			}
+			ro.resetHeads()
+			for step := range 200 {
+				if c := r.IntN(len(s.arrivals)); r.IntN(3) == 0 {
+					ro.arrQ[c] = append(ro.arrQ[c], float64(step))
+					if ro.arrHead[c] == len(ro.arrQ[c])-1 {
+						ro.pre.insertHead(ro.arrivalHead(c))
+					}
+				} else if len(ro.pre.heads) > 0 {
+					i := r.IntN(len(ro.pre.heads))
+					switch w := ro.pre.heads[i]; w.src {
+					case srcShape:
+						ro.cursor[w.idx]++
+					case srcHead:
+						ro.head++
+					case srcArrival:
+						ro.arrHead[w.ref]++
+					}
+					ro.advanceHead(i)
+				}
+				if diff := cmp.Diff(sorted(ro), ro.pre.heads, cmp.AllowUnexported(waiter{}), cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("policy %v seed %d step %d: heads (-rebuilt +kept):\n%s", policy, seed, step, diff)
+				}
+			}
+		}
+	}
+}
+
+// TestPreemptionLevelSearchMatchesBinarySearch checks the scan that finds
+// a priority among a few levels against slices.BinarySearch, below, among,
+// between and above the levels, for short and long level lists.
+func TestPreemptionLevelSearchMatchesBinarySearch(t *testing.T) {
+	for n := range 20 {
+		p := &preemption{}
+		for i := range n {
+			p.levels = append(p.levels, int32(10*i-50))
+		}
+		for prio := int32(-70); prio <= int32(10*n-30); prio += 5 {
+			wantAt, wantFound := slices.BinarySearch(p.levels, prio)
+			gotAt, gotFound := p.search(prio)
+			if gotAt != wantAt || gotFound != wantFound {
+				t.Errorf("%d levels, priority %d: search = (%d, %v), BinarySearch = (%d, %v)", n, prio, gotAt, gotFound, wantAt, wantFound)
+			}
+		}
 	}
 }

@@ -260,6 +260,9 @@ func (ro *roller) replica(rep int) {
 		ro.arrHead[c] = 0
 		ro.nextArr[c] = ro.drawArrival(c, 0)
 	}
+	if ro.pre != nil {
+		ro.resetHeads()
+	}
 	for j := range m {
 		ro.times[j*R+rep] = ro.horizon
 	}
@@ -287,6 +290,9 @@ loop:
 		for c := range s.arrivals {
 			for ro.nextArr[c] <= t {
 				ro.arrQ[c] = append(ro.arrQ[c], ro.nextArr[c])
+				if ro.pre != nil && ro.arrHead[c] == len(ro.arrQ[c])-1 {
+					ro.pre.insertHead(ro.arrivalHead(c))
+				}
 				ro.nextArr[c] = ro.drawArrival(c, ro.nextArr[c])
 				if events++; events > ro.budget {
 					break loop
