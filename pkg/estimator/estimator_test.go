@@ -706,7 +706,7 @@ func TestObserveCycleMeasuresBusyTimeNotIdleTime(t *testing.T) {
 	}
 }
 
-func TestRefreshDelayBoundsTheCPUShare(t *testing.T) {
+func TestRefreshBudgetDelaysTheFirstRefreshByItsCost(t *testing.T) {
 	cases := map[string]struct {
 		millicores int
 		last, want time.Duration
@@ -720,12 +720,62 @@ func TestRefreshDelayBoundsTheCPUShare(t *testing.T) {
 		"no measurement":                             {200, 0, time.Second},
 		"clock went backwards":                       {200, -time.Second, time.Second},
 	}
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := refreshDelay(time.Second, 10*time.Second, tc.last, tc.millicores); got != tc.want {
-				t.Errorf("refreshDelay(1s, 10s, %v, %dm) = %v, want %v", tc.last, tc.millicores, got, tc.want)
+			b := newRefreshBudget(time.Second, 10*time.Second, tc.millicores, start)
+			if got := b.spend(start.Add(max(tc.last, 0)), tc.last); got != tc.want {
+				t.Errorf("first refresh of %v at %dm: delay %v, want %v", tc.last, tc.millicores, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRefreshLoopStaysWithinItsCPUBudget runs the loop's schedule
+// (nextRefresh after each budget.spend) for an hour of refreshes of a
+// fixed cost: the time spent refreshing is at most the budget's share of
+// the hour (plus the one period it may save) or one refresh per maximum
+// staleness, whichever is more, at least nine tenths of
+// what the budget or the ticks allow, every tick refreshes when a
+// refresh costs no more than a period's share, and no two refreshes are
+// further apart than the maximum staleness.
+func TestRefreshLoopStaysWithinItsCPUBudget(t *testing.T) {
+	const period, staleness, hour = time.Second, 10 * time.Second, time.Hour
+	for _, millicores := range []int{DefaultRefreshCPUMillicores, 200} {
+		for _, cost := range []time.Duration{time.Millisecond, 9 * time.Millisecond, 10 * time.Millisecond, 12 * time.Millisecond,
+			19 * time.Millisecond, 50 * time.Millisecond, 150 * time.Millisecond, 900 * time.Millisecond, 3 * time.Second} {
+			start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+			b := newRefreshBudget(period, staleness, millicores, start)
+			now := nextRefresh(start, period, period)
+			var spent time.Duration
+			refreshes, longest := 0, time.Duration(0)
+			for last := now; now.Sub(start) < hour; {
+				longest = max(longest, now.Sub(last))
+				last = now
+				end := now.Add(cost)
+				spent += cost
+				refreshes++
+				now = nextRefresh(end, b.spend(end, cost), period)
+			}
+			share := float64(millicores) / 1000
+			// The budget's share, or one refresh per maximum staleness
+			// (the ticks after end + staleness − period) when that is more.
+			allowed := max(time.Duration(share*float64(hour))+time.Duration(share*float64(period))+cost,
+				cost*(hour/(staleness-period)+1))
+			if spent > allowed {
+				t.Errorf("%dm, refreshes of %v: spent %v in an hour, more than the %v allowed", millicores, cost, spent, allowed)
+			}
+			usable := min(share, float64(cost)/float64(period)) * float64(hour)
+			if cost < staleness/10 && float64(spent) < 0.9*usable {
+				t.Errorf("%dm, refreshes of %v: spent %v in an hour, less than nine tenths of the %v usable", millicores, cost, spent, time.Duration(usable))
+			}
+			if cost <= time.Duration(share*float64(period)) && refreshes < int(hour/period)-1 {
+				t.Errorf("%dm, refreshes of %v: %d refreshes in an hour, want one every tick", millicores, cost, refreshes)
+			}
+			if longest > staleness+cost {
+				t.Errorf("%dm, refreshes of %v: %v between two refreshes, more than the maximum staleness %v", millicores, cost, longest, staleness)
+			}
+		}
 	}
 }
 

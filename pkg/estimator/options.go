@@ -93,11 +93,13 @@ func WithRefreshPeriod(d time.Duration) Option { return func(o *options) { o.ref
 
 // WithRefreshCPU sets the CPU the refresh loop may use on average, in
 // millicores of one core (default [DefaultRefreshCPUMillicores], in
-// [1, 1000]): after a refresh that took d, the next one waits at least
-// d × 1000 / millicores, though never longer than the maximum staleness,
-// which wins over the budget. At the default, 1 % of a core, a refresh of
-// 10 ms keeps the 1s period and one of 50 ms waits 5s; the age of an
-// estimate is published with it (estimatedAt).
+// [1, 1000]): the loop skips refresh ticks while the time its refreshes
+// took exceeds that share of the wall time passed (saving up at most one
+// period's share), though it never waits longer than the maximum
+// staleness, which wins over the budget. At the default, 1 % of a core, a
+// refresh of 10 ms keeps the 1s period, one of 12 ms skips about one tick
+// in six and one of 50 ms runs every 5s; the age of an estimate is
+// published with it (estimatedAt).
 func WithRefreshCPU(millicores int) Option {
 	return func(o *options) { o.refreshMillicores = millicores }
 }
