@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -278,6 +279,50 @@ func TestCoverageSlicesJudgeEveryLevelQueueAndPriorityWithEnoughScores(t *testin
 			}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 				t.Errorf("slices (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestInTargetChanceWidensWithCorrelatedScores checks the chance that an
+// exactly calibrated P50 lands within 0.45–0.55: with scores as good as
+// independent it is the binomial one, 2Φ(0.05/√(0.25/n)) − 1; when whole
+// batches hit or miss together it shrinks by the design effect the batch
+// means show; without a published quantile it is 0.
+func TestInTargetChanceWidensWithCorrelatedScores(t *testing.T) {
+	normal := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	p50 := func(s ScoredSample) estimator.Prediction { return s.Score.P50 }
+	sample := func(batch int, hit bool) ScoredSample {
+		p := 5 * time.Second
+		if hit {
+			p = 20 * time.Second
+		}
+		return ScoredSample{Batch: batch, Score: estimator.Score{Actual: 10 * time.Second, P50: estimator.Prediction{Wait: p, OK: true}}}
+	}
+	var independent, together []ScoredSample
+	for i := range 100 {
+		// Alternating hits, one batch each: the batch means vary as
+		// much as single scores do.
+		independent = append(independent, sample(i, i%2 == 0))
+		// Four batches of 25 that hit (two) or miss (two) together.
+		together = append(together, sample(i/25, i/25 < 2))
+	}
+	// Batch means 1, 1, 0, 0: standard error √(1/3)/2, design effect
+	// (1/12) / (0.25/100) = 100/3.
+	sigmaTogether := math.Sqrt(100.0 / 3 * 0.25 / 100)
+	cases := map[string]struct {
+		samples []ScoredSample
+		want    float64
+	}{
+		"independent scores":              {independent, 2*normal(0.05/math.Sqrt(0.25/100)) - 1},
+		"batches that hit or miss as one": {together, 2*normal(0.05/sigmaTogether) - 1},
+		"no quantile published":           {[]ScoredSample{{Batch: 0}}, 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := inTargetChance(tc.samples, p50, 0.5, p50CoverageLow, p50CoverageHigh)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0.01, 1e-9)); diff != "" {
+				t.Errorf("chance (-want +got):\n%s", diff)
 			}
 		})
 	}

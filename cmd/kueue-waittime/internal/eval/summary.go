@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
 )
 
 // csvSuffix names the per-scenario CSV of scored admissions (WriteCSV).
@@ -215,6 +218,10 @@ type coverageSlice struct {
 	// p50 and p90 are nil where no quantile was published.
 	p50, p90     *float64
 	p50CI, p90CI *[2]float64
+	// p50Chance and p90Chance are the probabilities that a forecast
+	// calibrated exactly would have its coverage within the target here
+	// (see inTargetChance).
+	p50Chance, p90Chance float64
 }
 
 // coverageSlices is the level's slices with at least minTargetScored
@@ -229,7 +236,9 @@ func coverageSlices(scenario string, level float64, samples []ScoredSample) []co
 		}
 		f := figures(ss, nil, 0, 0)
 		out = append(out, coverageSlice{scenario: scenario, level: level, of: of, scored: f.Scored,
-			p50: f.P50Coverage, p90: f.P90Coverage, p50CI: f.P50CoverageCI95, p90CI: f.P90CoverageCI95})
+			p50: f.P50Coverage, p90: f.P90Coverage, p50CI: f.P50CoverageCI95, p90CI: f.P90CoverageCI95,
+			p50Chance: inTargetChance(ss, func(s ScoredSample) estimator.Prediction { return s.Score.P50 }, 0.5, p50CoverageLow, p50CoverageHigh),
+			p90Chance: inTargetChance(ss, func(s ScoredSample) estimator.Prediction { return s.Score.P90 }, 0.9, p90CoverageLow, p90CoverageHigh)})
 	}
 	add("all", samples)
 	byKey := func(label string, key func(ScoredSample) string) {
@@ -251,6 +260,42 @@ func coverageSlices(scenario string, level float64, samples []ScoredSample) []co
 	return out
 }
 
+// inTargetChance is the probability that a quantile forecast calibrated
+// exactly at level p0 would show a coverage within [low, high] on samples
+// like ss: as many scores, as correlated. With n scores, an observed
+// coverage p̂ whose batch-means standard error is se (the half-width of
+// its 95 % interval over the Student t quantile of its batches), the
+// design effect is D = se² / (p̂(1 − p̂)/n), floored at 1 (independent
+// scores); the calibrated coverage is then about normal with mean p0 and
+// variance D·p0(1 − p0)/n, and the chance is
+//
+//	Φ((high − p0)/σ) − Φ((low − p0)/σ),  σ = √(D·p0(1 − p0)/n).
+//
+// With p̂ at 0 or 1, a single batch or no quantile published, D is 1. The
+// answer is in [0, 1]; it is the normal approximation, and D is itself
+// estimated from few batches.
+func inTargetChance(ss []ScoredSample, pred func(ScoredSample) estimator.Prediction, p0, low, high float64) float64 {
+	var hits []accuracy.Sample
+	for _, s := range ss {
+		if p := pred(s); p.OK {
+			hits = append(hits, accuracy.Sample{Predicted: indicator(s.Score.Actual <= p.Wait), Batch: s.Batch})
+		}
+	}
+	n := float64(len(hits))
+	if n == 0 {
+		return 0
+	}
+	design := 1.0
+	sum := accuracy.Summarize(hits, 0)
+	if pHat := sum.Bias; sum.BiasInterval.Defined && sum.Batches >= 2 && pHat > 0 && pHat < 1 {
+		se := (sum.BiasInterval.High - sum.BiasInterval.Low) / 2 / accuracy.StudentT975(sum.Batches-1)
+		design = max(1, se*se/(pHat*(1-pHat)/n))
+	}
+	sigma := math.Sqrt(design * p0 * (1 - p0) / n)
+	normal := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	return normal((high-p0)/sigma) - normal((low-p0)/sigma)
+}
+
 // within says whether a coverage is in [low, high]; none is not.
 func within(v *float64, low, high float64) bool { return v != nil && *v >= low && *v <= high }
 
@@ -269,16 +314,28 @@ func writeCoverageTargets(w io.Writer, targets []coverageSlice) {
 			p90In++
 		}
 	}
+	var p50Chance, p90Chance float64
+	for _, t := range targets {
+		p50Chance += t.p50Chance
+		p90Chance += t.p90Chance
+	}
 	fmt.Fprintf(w, "Every level, and every ClusterQueue and priority class of a level, with at least %d scored workloads: "+
 		"the P90 covers %.2f–%.2f of the remaining waits in %d of %d, the P50 %.2f–%.2f in %d of %d "+
 		"(judged on the point estimate, given to three decimals; the intervals are batch-means 95%%).\n",
 		minTargetScored, p90CoverageLow, p90CoverageHigh, p90In, len(targets), p50CoverageLow, p50CoverageHigh, p50In, len(targets))
+	if len(targets) > 0 {
+		fmt.Fprintf(w, "\nA forecast calibrated exactly (its P90 covering 0.9 and its P50 0.5 of every slice's remaining waits), "+
+			"scored on slices of these sizes with the correlation their intervals show, would meet the P90 target in about %.1f "+
+			"of the %d and the P50 target in about %.1f: the column \"chance\" is each slice's probability, P50 / P90 "+
+			"(the normal approximation with each slice's design effect; see inTargetChance in summary.go).\n",
+			p90Chance, len(targets), p50Chance)
+	}
 	if len(targets) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | level | of | scored | P50 coverage | P90 coverage | P50 target | P90 target |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| scenario | level | of | scored | P50 coverage | P90 coverage | P50 target | P90 target | chance |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	verdict := func(v *float64, low, high float64) string {
 		if within(v, low, high) {
 			return "met"
@@ -286,9 +343,10 @@ func writeCoverageTargets(w io.Writer, targets []coverageSlice) {
 		return "**missed**"
 	}
 	for _, t := range targets {
-		fmt.Fprintf(w, "| %s | %.2f | %s | %d | %s | %s | %s | %s |\n", t.scenario, t.level, t.of, t.scored,
+		fmt.Fprintf(w, "| %s | %.2f | %s | %d | %s | %s | %s | %s | %.2f / %.2f |\n", t.scenario, t.level, t.of, t.scored,
 			preciseCoverageCell(t.p50, t.p50CI), preciseCoverageCell(t.p90, t.p90CI),
-			verdict(t.p50, p50CoverageLow, p50CoverageHigh), verdict(t.p90, p90CoverageLow, p90CoverageHigh))
+			verdict(t.p50, p50CoverageLow, p50CoverageHigh), verdict(t.p90, p90CoverageLow, p90CoverageHigh),
+			t.p50Chance, t.p90Chance)
 	}
 }
 
