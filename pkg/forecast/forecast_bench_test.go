@@ -11,7 +11,7 @@ import (
 // benchQueue is one ClusterQueue of 64 CPU, 256Gi and 16 spot CPU with 40
 // running workloads (60 CPU, 240Gi) and n pending of three demand shapes (one with two flavor
 // options), served by an empirical model of 1 000 completions.
-func benchQueue(b *testing.B, n int, policy Policy) Queue {
+func benchQueue(b testing.TB, n int, policy Policy) Queue {
 	r := rand.New(rand.NewPCG(1, 2))
 	obs := make([]float64, 1000)
 	for i := range obs {
@@ -127,6 +127,21 @@ func BenchmarkForecast10000PendingPreempting(b *testing.B) {
 // 1 s at 200), 323 pending in Kueue's order and more arriving at eight
 // tenths of the harness's rates, service measured per priority.
 func BenchmarkForecastPerfHarnessClusterQueue(b *testing.B) {
+	q := perfHarnessQueue(b)
+	f := mustNew(b)
+	rng := rand.New(rand.NewPCG(3, 4))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := f.Forecast(q, rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// perfHarnessQueue is the ClusterQueue of
+// BenchmarkForecastPerfHarnessClusterQueue.
+func perfHarnessQueue(b testing.TB) Queue {
 	r := rand.New(rand.NewPCG(5, 6))
 	type class struct {
 		milli    int64
@@ -168,13 +183,5 @@ func BenchmarkForecastPerfHarnessClusterQueue(b *testing.B) {
 	for i := range 10 {
 		q.Running = append(q.Running, Running{Usage: cpu(1000), Priority: 50, AgeSeconds: 0.02 * float64(i)})
 	}
-	f := mustNew(b)
-	rng := rand.New(rand.NewPCG(3, 4))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := f.Forecast(q, rng); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return q
 }

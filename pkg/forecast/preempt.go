@@ -170,8 +170,7 @@ func (p *preemption) search(prio int32) (int, bool) {
 
 // hold adds (sign 1) or removes (−1) vector v to the quota held at level l.
 func (ro *roller) hold(l int32, v int32, sign int64) {
-	dims := ro.s.dims
-	u := ro.pre.usage[int(l)*dims : (int(l)+1)*dims]
+	u := ro.pre.usage[int(l)*ro.s.dims:]
 	for d, x := range ro.vecs[v] {
 		u[d] += sign * x
 	}

@@ -68,6 +68,9 @@ type roller struct {
 	arrQ     [][]float64
 	arrHead  []int
 	nextArr  []float64
+	// arrDue is the earliest of nextArr: the replica's loop looks at the
+	// arrival classes only once it is due.
+	arrDue float64
 
 	// times[j*samples+rep] is entry j's admission time in replica rep.
 	times []float64
@@ -255,10 +258,12 @@ func (ro *roller) replica(rep int) {
 	heapify(ro.heap)
 	clear(ro.cursor)
 	ro.head = 0
+	ro.arrDue = math.Inf(1)
 	for c := range s.arrivals {
 		ro.arrQ[c] = ro.arrQ[c][:0]
 		ro.arrHead[c] = 0
 		ro.nextArr[c] = ro.drawArrival(c, 0)
+		ro.arrDue = min(ro.arrDue, ro.nextArr[c])
 	}
 	if ro.pre != nil {
 		ro.resetHeads()
@@ -287,17 +292,22 @@ loop:
 				ro.release(ev.vec)
 			}
 		}
-		for c := range s.arrivals {
-			for ro.nextArr[c] <= t {
-				ro.arrQ[c] = append(ro.arrQ[c], ro.nextArr[c])
-				if ro.pre != nil && ro.arrHead[c] == len(ro.arrQ[c])-1 {
-					ro.pre.insertHead(ro.arrivalHead(c))
+		if ro.arrDue <= t {
+			due := math.Inf(1)
+			for c := range s.arrivals {
+				for ro.nextArr[c] <= t {
+					ro.arrQ[c] = append(ro.arrQ[c], ro.nextArr[c])
+					if ro.pre != nil && ro.arrHead[c] == len(ro.arrQ[c])-1 {
+						ro.pre.insertHead(ro.arrivalHead(c))
+					}
+					ro.nextArr[c] = ro.drawArrival(c, ro.nextArr[c])
+					if events++; events > ro.budget {
+						break loop
+					}
 				}
-				ro.nextArr[c] = ro.drawArrival(c, ro.nextArr[c])
-				if events++; events > ro.budget {
-					break loop
-				}
+				due = min(due, ro.nextArr[c])
 			}
+			ro.arrDue = due
 		}
 		if t >= nextAllowed && ro.pre != nil {
 			acted, j, at, victims := ro.stepPreempting(t)
@@ -388,9 +398,7 @@ loop:
 			if len(ro.heap) > 0 {
 				next = ro.heap[0].t
 			}
-			for c := range s.arrivals {
-				next = min(next, ro.nextArr[c])
-			}
+			next = min(next, ro.arrDue)
 		}
 		if !(next <= ro.horizon) {
 			break
