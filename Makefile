@@ -165,6 +165,14 @@ eval-rerun: envtest build ## Run SCENARIOS (names of test/eval/*.yaml) again, sa
 	done; rm -f $$out/*.png; echo "eval-rerun: wrote $$out"
 	bin/kueue-waittime eval --summarize test/eval/results
 
+.PHONY: eval-calibration-replay
+eval-calibration-replay: envtest build ## Every scenario of make eval into test/eval/results/calibration-replay (about 32 min), then each ClusterQueue's calibrators replayed in variants on its outcomes into replay.md there.
+	rm -rf test/eval/results/calibration-replay
+	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out test/eval/results/calibration-replay; \
+	echo "eval-calibration-replay: wall time $$((SECONDS - start)) s"
+	rm -f test/eval/results/calibration-replay/*.png
+	bin/kueue-waittime eval --replay-calibration test/eval/results/calibration-replay > test/eval/results/calibration-replay/replay.md
+
 .PHONY: eval-quick
 eval-quick: envtest build ## One small multi-tenant scenario (a few minutes) into _output/eval-quick.
 	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval -f test/eval/quick.yaml --out _output/eval-quick; \

@@ -133,12 +133,7 @@ var origin = time.Unix(0, 0)
 // seconds, and eps the scale floor the score uses. Invalid values (NaN,
 // negative, infinite, eps ≤ 0) are ignored and reported false.
 func (c *Quantile) Observe(at time.Time, raw, published, actual, eps float64) bool {
-	for _, v := range []float64{raw, published, actual} {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return false
-		}
-	}
-	if !(eps > 0) || math.IsInf(eps, 0) {
+	if !validOutcome(raw, actual, eps) || !validOutcome(published, 0, 1) {
 		return false
 	}
 	if c.active() {
@@ -148,6 +143,51 @@ func (c *Quantile) Observe(at time.Time, raw, published, actual, eps float64) bo
 		}
 		c.alpha += c.step * ((1 - c.level) - miss)
 	}
+	c.addScore(at, raw, actual, eps)
+	return true
+}
+
+// MissedEarly records, before its outcome is known, that a prediction
+// missed: the wait has already run past the quantile published for it. It
+// moves αₜ as Observe does for a miss, and reports whether it did (only
+// once MinScores scores are kept, as Observe); when it did, that
+// prediction's outcome goes to ObserveScore, not Observe, so that αₜ moves
+// once per prediction. The bound on the long-run miscoverage holds for the
+// errors in any order (Gibbs & Candès 2021, Prop. 4.1, is deterministic),
+// so it holds with misses counted early; what changes is that a run of
+// long waits moves αₜ as they pass the quantile, not at their admissions.
+func (c *Quantile) MissedEarly() bool {
+	if !c.active() {
+		return false
+	}
+	c.alpha += c.step * ((1 - c.level) - 1)
+	c.qStale = true
+	return true
+}
+
+// ObserveScore is Observe without the update of αₜ, for a prediction whose
+// miss MissedEarly counted: it adds the outcome's score alone.
+func (c *Quantile) ObserveScore(at time.Time, raw, actual, eps float64) bool {
+	if !validOutcome(raw, actual, eps) {
+		return false
+	}
+	c.addScore(at, raw, actual, eps)
+	return true
+}
+
+// validOutcome says whether a quantile and a wait (finite, ≥ 0) and a
+// scale floor (finite, > 0) make a score.
+func validOutcome(raw, actual, eps float64) bool {
+	for _, v := range []float64{raw, actual} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return false
+		}
+	}
+	return eps > 0 && !math.IsInf(eps, 0)
+}
+
+// addScore adds the score of one outcome to the window.
+func (c *Quantile) addScore(at time.Time, raw, actual, eps float64) {
 	s := score{at: at.Sub(origin).Seconds(), value: math.Log((actual + eps) / (raw + eps))}
 	if len(c.scores) < c.window {
 		c.scores = append(c.scores, s)
@@ -159,7 +199,6 @@ func (c *Quantile) Observe(at time.Time, raw, published, actual, eps float64) bo
 	i, _ := slices.BinarySearchFunc(c.sorted, s, compareScores)
 	c.sorted = slices.Insert(c.sorted, i, s)
 	c.qStale = true
-	return true
 }
 
 func (c *Quantile) active() bool { return len(c.scores) >= c.minScores }

@@ -176,3 +176,99 @@ func TestOlderScoresWeighLess(t *testing.T) {
 		t.Errorf("weighted median %v, want 0 (the recent score)", q)
 	}
 }
+
+// A miss counted early and its score added at the outcome leave the
+// calibrator where Observe of the same outcome does; before MinScores
+// scores, MissedEarly counts nothing.
+func TestMissedEarlyThenScoreEqualsObserve(t *testing.T) {
+	early, err := New(0.5, Options{MinScores: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, _ := New(0.5, Options{MinScores: 2})
+	if early.MissedEarly() {
+		t.Fatal("MissedEarly acted with no scores")
+	}
+	outcomes := []struct{ raw, published, actual float64 }{{1, 1, 0.5}, {1, 1, 2}, {2, 3, 7}, {2, 1.5, 9}, {4, 5, 1}}
+	for i, o := range outcomes {
+		at := t0.Add(time.Duration(i) * time.Second)
+		late.Observe(at, o.raw, o.published, o.actual, 0.1)
+		if o.actual > o.published && early.MissedEarly() {
+			early.ObserveScore(at, o.raw, o.actual, 0.1)
+		} else {
+			early.Observe(at, o.raw, o.published, o.actual, 0.1)
+		}
+		qe, oke := early.Adjustment()
+		ql, okl := late.Adjustment()
+		if qe != ql || oke != okl || early.Miscoverage() != late.Miscoverage() {
+			t.Fatalf("after outcome %d: early q %v (%v) α %v, observed q %v (%v) α %v", i, qe, oke, early.Miscoverage(), ql, okl, late.Miscoverage())
+		}
+	}
+	if early.ObserveScore(t0, 1, math.NaN(), 0.1) || early.ObserveScore(t0, 1, 1, 0) {
+		t.Error("an invalid outcome was accepted")
+	}
+}
+
+// With outcomes known only at admission, a P50 calibrated on waits that
+// suddenly run long learns it late; counting each miss when the wait
+// passes the published P50 keeps the long-run coverage and covers the
+// step's first predictions closer to nominal.
+func TestMissedEarlyReactsSoonerToALoadStep(t *testing.T) {
+	const n, step = 6000, 3000
+	run := func(early bool) (all, after float64) {
+		c, _ := New(0.5, Options{})
+		rng := rand.New(rand.NewPCG(3, 5))
+		type pending struct {
+			at, raw, published, actual float64
+			missed                     bool
+		}
+		var waiting []pending
+		covered, coveredAfter := 0, 0
+		for i := range n {
+			now := float64(i) // one prediction a second
+			// Resolve what is known by now: admissions, and (early)
+			// misses of waits past their P50.
+			kept := waiting[:0]
+			for _, p := range waiting {
+				switch {
+				case p.at+p.actual <= now:
+					if p.missed {
+						c.ObserveScore(t0, p.raw, p.actual, 0.1)
+					} else {
+						c.Observe(t0, p.raw, p.published, p.actual, 0.1)
+					}
+				case early && !p.missed && p.at+p.published < now && c.MissedEarly():
+					p.missed = true
+					kept = append(kept, p)
+				default:
+					kept = append(kept, p)
+				}
+			}
+			waiting = kept
+			mean := 20.0
+			if i >= step {
+				mean = 200 // waits run ten times longer
+			}
+			q, _ := c.Adjustment()
+			raw := 20 * math.Ln2 // the forecaster's median of the old load
+			p := pending{at: now, raw: raw, published: Adjust(raw, q, 0.1), actual: rng.ExpFloat64() * mean}
+			if p.actual <= p.published {
+				covered++
+				if i >= step && i < step+1000 {
+					coveredAfter++
+				}
+			}
+			waiting = append(waiting, p)
+		}
+		return float64(covered) / n, float64(coveredAfter) / 1000
+	}
+	lateAll, lateAfter := run(false)
+	earlyAll, earlyAfter := run(true)
+	t.Logf("coverage at admission: %.3f (first 1000 after the step %.3f); early misses: %.3f (%.3f)", lateAll, lateAfter, earlyAll, earlyAfter)
+	if math.Abs(earlyAll-0.5) > math.Abs(lateAll-0.5)+0.01 {
+		t.Errorf("early misses moved the long-run coverage away from 0.5: %.3f against %.3f", earlyAll, lateAll)
+	}
+	if !(earlyAfter > lateAfter+0.05) {
+		t.Errorf("after the step, early misses covered %.3f, at admission %.3f: want early ≥ 0.05 better", earlyAfter, lateAfter)
+	}
+}

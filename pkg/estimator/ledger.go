@@ -70,9 +70,15 @@ type Score struct {
 	EstimatedAt time.Time
 	Waited      time.Duration
 	Actual      time.Duration
-	// Forecast is the forecast's mean, P50 and P90 its quantiles.
+	// Forecast is the forecast's mean, P50 and P90 its quantiles as
+	// published (calibrated); RawP50 and RawP90 are those quantiles as the
+	// roll gave them, before calibration (what a calibrator is fed).
 	Forecast, P50, P90 Prediction
-	EMA, Paper, Whitt  Prediction
+	RawP50, RawP90     Prediction
+	// CalibrationScale is the scale floor ε of the conformity scores the
+	// quantiles were calibrated with, seconds (0 with no forecast).
+	CalibrationScale  float64
+	EMA, Paper, Whitt Prediction
 }
 
 // Prediction returns the answer of p (a zero Prediction for an unknown p).
@@ -190,6 +196,8 @@ func (l trackedWorkload) score(key workload.Reference, cq kueue.ClusterQueueRefe
 	if s.Forecast.OK {
 		p50, p90 := l.stamp.calibration.PublishFor(priority, float64(l.p50), float64(l.p90))
 		s.P50, s.P90 = remaining(p50), remaining(p90)
+		s.RawP50, s.RawP90 = remaining(float64(l.p50)), remaining(float64(l.p90))
+		s.CalibrationScale = l.stamp.calibration.Eps
 	} else {
 		s.Method = MethodNone
 	}

@@ -24,6 +24,8 @@ import (
 
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 func TestLedgerEntryScore(t *testing.T) {
@@ -55,8 +57,28 @@ func TestLedgerEntryScore(t *testing.T) {
 				Forecast: Prediction{Wait: 4 * time.Second, OK: true},
 				P50:      Prediction{Wait: 3 * time.Second, OK: true},
 				P90:      Prediction{Wait: 9 * time.Second, OK: true},
+				RawP50:   Prediction{Wait: 3 * time.Second, OK: true},
+				RawP90:   Prediction{Wait: 9 * time.Second, OK: true},
 				EMA:      Prediction{Wait: 5 * time.Second, OK: true},
 				Paper:    Prediction{Wait: 0, OK: true},
+			},
+		},
+		// Calibrated at its stamp: the published quantiles are the
+		// roll's scaled by e^q (ε = 1 s: (3 + 1)·e^ln2 − 1 = 7,
+		// (9 + 1)·e^ln1.5 − 1 = 14); the raw ones stay as rolled.
+		"calibrated quantiles beside the raw ones": {
+			line: trackedWorkload{stamp: &ledgerStamp{clusterQueue: "cq", at: eventTimeOf(at), method: MethodForecast, ema: nan, paper: nan, whitt: nan,
+				calibration: engine.Calibration{Q50: math.Ln2, Q90: math.Log(1.5), Eps: 1}}, mean: 4, p50: 3, p90: 9},
+			since: t0, admitted: at.Add(6 * time.Second), wantOK: true,
+			want: Score{
+				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast,
+				EstimatedAt: at, Waited: 10 * time.Second, Actual: 6 * time.Second,
+				Forecast:         Prediction{Wait: 4 * time.Second, OK: true},
+				P50:              Prediction{Wait: 7 * time.Second, OK: true},
+				P90:              Prediction{Wait: 14 * time.Second, OK: true},
+				RawP50:           Prediction{Wait: 3 * time.Second, OK: true},
+				RawP90:           Prediction{Wait: 9 * time.Second, OK: true},
+				CalibrationScale: 1,
 			},
 		},
 		"no forecast, baselines only": {
@@ -75,6 +97,7 @@ func TestLedgerEntryScore(t *testing.T) {
 			want: Score{
 				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast, EstimatedAt: at,
 				Forecast: Prediction{OK: true}, P50: Prediction{OK: true}, P90: Prediction{OK: true},
+				RawP50: Prediction{OK: true}, RawP90: Prediction{OK: true},
 				EMA: Prediction{Wait: time.Second, OK: true}, Paper: Prediction{Wait: time.Second, OK: true},
 				Whitt: Prediction{Wait: time.Second, OK: true},
 			},
@@ -135,6 +158,12 @@ func TestLedgerScoresTheFirstEstimateAtAdmission(t *testing.T) {
 		Forecast: Prediction{Wait: first.ExpectedWait, OK: true},
 		P50:      Prediction{Wait: first.P50, OK: true},
 		P90:      Prediction{Wait: first.P90, OK: true},
+		// Nothing was scored before: the published quantiles are the
+		// raw ones.
+		RawP50: Prediction{Wait: first.P50, OK: true},
+		RawP90: Prediction{Wait: first.P90, OK: true},
+		// A tenth of the 20 s a-priori mean service.
+		CalibrationScale: 2,
 		// No admission had been seen (EMA) and no service time measured
 		// (paper, Whitt): no answer from the baselines.
 	}}

@@ -173,7 +173,7 @@ func NewCommand() *cobra.Command {
 	var poll, refresh time.Duration
 	var parallel int
 	var replica, onCluster bool
-	var summarize, clusterDir string
+	var summarize, replay, clusterDir string
 	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "eval -f SCENARIO.yaml [-f ...] [--out DIR]",
@@ -198,7 +198,10 @@ priority class: MAE with 95% intervals, forecast/baseline MAE ratios, P50
 and P90 coverage) and, with --out, writes <name>.md, <name>.json,
 <name>-workloads.csv and PNG plots for each; --summarize DIR then writes
 DIR/summary.md, every scenario and level in one table with the coverage
-pooled over all of them.
+pooled over all of them; --replay-calibration DIR replays each ClusterQueue's
+P50 and P90 calibrators, as the estimator runs them and in variants (another
+step γ, misses counted when a wait passes its quantile), on those CSVs' raw
+quantiles and outcomes, and prints the coverage each would have given.
 
 --seed replaces each scenario's base seed, so its replicas draw other
 arrivals and service times than its file's seed gives (the report's JSON
@@ -222,6 +225,15 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
   make eval-cluster   # eval --cluster -f test/eval/cluster.yaml --out _output/eval-cluster`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if replay != "" {
+				if len(files) > 0 || summarize != "" {
+					return cli.FlagError("replay-calibration", "takes the results of an earlier run alone")
+				}
+				if err := WriteCalibrationReplay(cmd.OutOrStdout(), replay); err != nil {
+					return cli.Usagef("%v", err)
+				}
+				return nil
+			}
 			if summarize != "" {
 				if len(files) > 0 {
 					return cli.FlagError("summarize", "takes the results of an earlier run, not scenario files")
@@ -290,6 +302,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 	cmd.Flags().DurationVar(&poll, "poll", 200*time.Millisecond, "how often the estimator's published results are sampled (admissibility labels, pending counts)")
 	cmd.Flags().DurationVar(&refresh, "refresh", 100*time.Millisecond, "the estimator's refresh period (the production default 1s, scaled like the scenarios' service times)")
 	cmd.Flags().StringVar(&summarize, "summarize", "", "instead of running: summarize the per-workload CSVs of an earlier --out directory into DIR/summary.md")
+	cmd.Flags().StringVar(&replay, "replay-calibration", "", "instead of running: replay each ClusterQueue's P50 and P90 calibration, as built and in variants, on the per-workload CSVs of an earlier --out directory, and print their coverage")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "how many (level, seed) replicas of a scenario run at once as independent ClusterQueues (0: all)")
 	cmd.Flags().BoolVar(&onCluster, "cluster", false, "run on a local cluster (KWOK nodes, the manager deployed from the manifests) with every arrival a batch/v1 Job, scored from the manager's metrics")
 	cmd.Flags().StringVar(&clusterDir, "cluster-dir", "_output/eval-cluster", "with --cluster: directory of each scenario's cluster state and logs (DIR/<scenario>, emptied first)")

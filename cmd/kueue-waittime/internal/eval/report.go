@@ -230,6 +230,9 @@ type ScoredSample struct {
 	// Batch is the batch-means label (replica × time-ordered batch).
 	Batch int
 	Score estimator.Score
+	// Replayable says that Score has the raw quantiles and EstimatedAt
+	// (read from a CSV with the replay columns, or made by a run).
+	Replayable bool `json:"-"`
 }
 
 // interval turns an accuracy.Interval into the JSON pair.
@@ -301,7 +304,7 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 			for _, sc := range taken {
 				replicaSamples = append(replicaSamples, ScoredSample{
 					Level: p.Level, Seed: p.SeedIndex, Queue: a.Queue, Class: a.Class, PriorityClass: a.PriorityClass,
-					Workload: string(run.key), Score: sc,
+					Workload: string(run.key), Score: sc, Replayable: true,
 				})
 			}
 		}
@@ -652,8 +655,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// csvHeader are the columns of WriteCSV (read back by readScoredCSV).
-var csvHeader = []string{"level", "seed", "queue", "class", "priority_class", "workload", "batch", "method",
+// csvHeader are the columns of WriteCSV (read back by readScoredCSV). The
+// last four (the quantiles before calibration, the scale floor of their
+// calibration, and when the first estimate was published, Unix seconds)
+// let a calibrator be replayed on the run's outcomes (see
+// replayCalibration); CSVs written before them have the others only
+// (csvHeaderWithoutReplay).
+var csvHeader = append(slices.Clone(csvHeaderWithoutReplay), "raw_p50_s", "raw_p90_s", "calibration_eps_s", "estimated_at_unix_s")
+
+// csvHeaderWithoutReplay are the columns of the CSVs written before the
+// replay columns.
+var csvHeaderWithoutReplay = []string{"level", "seed", "queue", "class", "priority_class", "workload", "batch", "method",
 	"waited_s", "actual_s", "forecast_s", "p50_s", "p90_s", "ema_s", "paper_s", "whitt_s"}
 
 // WriteCSV writes one row per scored admission.
@@ -670,7 +682,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		sc := s.Score
 		_ = cw.Write([]string{strconv.FormatFloat(s.Level, 'f', 2, 64), strconv.Itoa(s.Seed), s.Queue, s.Class, s.PriorityClass, s.Workload,
 			strconv.Itoa(s.Batch), string(sc.Method), strconv.FormatFloat(sc.Waited.Seconds(), 'f', 3, 64), strconv.FormatFloat(sc.Actual.Seconds(), 'f', 3, 64),
-			pred(sc.Forecast), pred(sc.P50), pred(sc.P90), pred(sc.EMA), pred(sc.Paper), pred(sc.Whitt)})
+			pred(sc.Forecast), pred(sc.P50), pred(sc.P90), pred(sc.EMA), pred(sc.Paper), pred(sc.Whitt),
+			pred(sc.RawP50), pred(sc.RawP90), strconv.FormatFloat(sc.CalibrationScale, 'g', -1, 64),
+			strconv.FormatFloat(float64(sc.EstimatedAt.UnixMilli())/1000, 'f', 3, 64)})
 	}
 	cw.Flush()
 	return cw.Error()

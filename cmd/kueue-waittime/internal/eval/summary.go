@@ -361,7 +361,7 @@ func readScoredCSV(path string) ([]ScoredSample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(rows) == 0 || !slices.Equal(rows[0], csvHeader) {
+	if len(rows) == 0 || !(slices.Equal(rows[0], csvHeader) || slices.Equal(rows[0], csvHeaderWithoutReplay)) {
 		return nil, fmt.Errorf("%s: not a CSV of scored workloads (header %v)", path, rows[:min(len(rows), 1)])
 	}
 	var out []ScoredSample
@@ -398,6 +398,11 @@ func parseScoredRow(row []string) (ScoredSample, error) {
 	s.Score = estimator.Score{
 		Method: estimator.Method(row[7]), Waited: dur(row[8]), Actual: dur(row[9]),
 		Forecast: pred(row[10]), P50: pred(row[11]), P90: pred(row[12]), EMA: pred(row[13]), Paper: pred(row[14]), Whitt: pred(row[15]),
+	}
+	if len(row) == len(csvHeader) {
+		s.Score.RawP50, s.Score.RawP90, s.Score.CalibrationScale = pred(row[16]), pred(row[17]), num(row[18])
+		s.Score.EstimatedAt = time.UnixMilli(int64(math.Round(num(row[19]) * 1000)))
+		s.Replayable = true
 	}
 	return s, errors.Join(errs...)
 }
