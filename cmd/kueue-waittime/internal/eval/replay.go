@@ -38,111 +38,139 @@ type calibrationVariant struct {
 // replayVariants are the variants WriteCalibrationReplay compares; the
 // first is the estimator's rule.
 var replayVariants = []calibrationVariant{
-	{name: "at admission, γ 0.01", step: 0.01},
-	{name: "at admission, γ 0.05", step: 0.05},
-	{name: "misses early, γ 0.01", step: 0.01, early: true},
-	{name: "misses early, γ 0.05", step: 0.05, early: true},
+	{name: "γ 0.01", step: 0.01},
+	{name: "γ 0.02", step: 0.02},
+	{name: "γ 0.05", step: 0.05},
+	{name: "γ 0.1", step: 0.1},
+	{name: "γ 0.2", step: 0.2},
+	{name: "γ 0.01, early", step: 0.01, early: true},
+	{name: "γ 0.05, early", step: 0.05, early: true},
+	{name: "γ 0.1, early", step: 0.1, early: true},
 }
 
 // WriteCalibrationReplay replays the calibration variants on the
-// per-workload CSVs of dir (written with the replay columns) and writes, per
-// scenario, level and ClusterQueue with at least minTargetScored scored
-// workloads, the P50 and P90 coverage of the run and of each variant, and
-// how many of these slices each meets the targets in.
+// per-workload CSVs of dir (written with the replay columns) and writes,
+// for the run and each variant, how many slices (scenario, level and
+// ClusterQueue with at least minTargetScored scored workloads) meet the
+// coverage targets, the slices' mean distance to the nominal coverage and
+// the coverage pooled over every scored workload; then each slice's P50
+// and P90 coverage.
 func WriteCalibrationReplay(w io.Writer, dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*"+csvSuffix))
+	files, err := scoredCSVs(dir)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("%s holds no *%s: run eval with --out %s first", dir, csvSuffix, dir)
+	type named struct {
+		scenario string
+		row      replayRow
 	}
-	slices.Sort(files)
-	fmt.Fprintln(w, "### Calibration replayed")
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Written by `kueue-waittime eval --replay-calibration %s`. Each ClusterQueue's own P50 and P90 calibrators replayed on its scored workloads per replica, in the run's order; \"run\" is what the run published (its calibrators also fall back to the pooled ones before a ClusterQueue has 20 scores, and use per-priority ones: the replay does neither). An early miss is counted the moment the wait passes the published quantile.\n", dir)
-	fmt.Fprintln(w)
-	header := "| scenario | level | ClusterQueue | scored | P50 run |"
-	rule := "|---|---|---|---|---|"
-	for _, v := range replayVariants {
-		header += " P50 " + v.name + " |"
-		rule += "---|"
-	}
-	header += " P90 run |"
-	rule += "---|"
-	for _, v := range replayVariants {
-		header += " P90 " + v.name + " |"
-		rule += "---|"
-	}
-	fmt.Fprintln(w, header)
-	fmt.Fprintln(w, rule)
-	met50 := make([]int, len(replayVariants)+1)
-	met90 := make([]int, len(replayVariants)+1)
-	slicesSeen := 0
+	var all []named
 	for _, file := range files {
 		samples, err := readScoredCSV(file)
 		if err != nil {
 			return err
 		}
-		name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
 		rows, err := replayScenario(samples)
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
 		for _, r := range rows {
-			slicesSeen++
-			line := fmt.Sprintf("| %s | %.2f | %s | %d |", name, r.level, r.queue, r.scored)
-			for i, c := range r.p50 {
-				line += fmt.Sprintf(" %.3f |", c)
-				if c >= p50CoverageLow && c <= p50CoverageHigh {
-					met50[i]++
-				}
-			}
-			for i, c := range r.p90 {
-				line += fmt.Sprintf(" %.3f |", c)
-				if c >= p90CoverageLow && c <= p90CoverageHigh {
-					met90[i]++
-				}
-			}
-			fmt.Fprintln(w, line)
+			all = append(all, named{strings.TrimSuffix(filepath.Base(file), csvSuffix), r})
 		}
 	}
+	columns := []string{"run"}
+	for _, v := range replayVariants {
+		columns = append(columns, v.name)
+	}
+	fmt.Fprintln(w, "### Calibration replayed")
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Of %d slices, the P50 within 0.45–0.55: run %d", slicesSeen, met50[0])
-	for i, v := range replayVariants {
-		fmt.Fprintf(w, ", %s %d", v.name, met50[i+1])
+	fmt.Fprintf(w, "Written by `kueue-waittime eval --replay-calibration %s`. The estimator's calibrators (a pooled pair, a pair per ClusterQueue, one per priority of it; see replayCalibration) replayed on each scenario's scored workloads in the run's order, a prediction at each first estimate from the roll's raw quantiles and an outcome at each admission; \"run\" is what the run published. \"γ 0.01\" is the estimator's rule when these CSVs were written: where it differs from \"run\", the replay is off (the CSV keeps milliseconds; the run's calibrators count priorities by value, the replay by class). \"early\" counts each miss the moment the wait passes the quantile each calibrator would have published (the estimator could count it at its next refresh at the earliest) instead of at the admission. The calibration changes nothing the scheduler does, so each variant is what the estimator would have published on the same run.\n", dir)
+	fmt.Fprintln(w)
+	n := len(columns)
+	met50, met90 := make([]int, n), make([]int, n)
+	dev50, dev90 := make([]float64, n), make([]float64, n)
+	// ratio50 and ratio90 sum each slice's pinball loss over γ 0.01's.
+	ratio50, ratio90 := make([]float64, n), make([]float64, n)
+	hit50, hit90 := make([]int, n), make([]int, n)
+	scored, slicesJudged := 0, 0
+	for _, x := range all {
+		scored += x.row.scored
+		for i := range n {
+			hit50[i] += x.row.hit50[i]
+			hit90[i] += x.row.hit90[i]
+		}
+		if x.row.scored < minTargetScored {
+			continue
+		}
+		slicesJudged++
+		for i := range n {
+			c50, c90 := x.row.coverage(i)
+			if c50 >= p50CoverageLow && c50 <= p50CoverageHigh {
+				met50[i]++
+			}
+			if c90 >= p90CoverageLow && c90 <= p90CoverageHigh {
+				met90[i]++
+			}
+			dev50[i] += math.Abs(c50 - 0.5)
+			dev90[i] += math.Abs(c90 - 0.9)
+			ratio50[i] += x.row.loss50[i] / x.row.loss50[1]
+			ratio90[i] += x.row.loss90[i] / x.row.loss90[1]
+		}
 	}
-	fmt.Fprintf(w, "; the P90 within 0.85–0.95: run %d", met90[0])
-	for i, v := range replayVariants {
-		fmt.Fprintf(w, ", %s %d", v.name, met90[i+1])
+	fmt.Fprintf(w, "Over %d slices with at least %d scored workloads (%d scored in all):\n\n", slicesJudged, minTargetScored, scored)
+	fmt.Fprintln(w, "| calibration | P50 within 0.45–0.55 | P90 within 0.85–0.95 | mean \\|P50 coverage − 0.5\\| | mean \\|P90 coverage − 0.9\\| | P50 coverage, all | P90 coverage, all | P50 pinball ÷ γ 0.01's | P90 pinball ÷ γ 0.01's |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	judged := float64(max(slicesJudged, 1))
+	for i, c := range columns {
+		fmt.Fprintf(w, "| %s | %d | %d | %.4f | %.4f | %.3f | %.3f | %.3f | %.3f |\n", c, met50[i], met90[i],
+			dev50[i]/judged, dev90[i]/judged, float64(hit50[i])/float64(max(scored, 1)), float64(hit90[i])/float64(max(scored, 1)),
+			ratio50[i]/judged, ratio90[i]/judged)
 	}
-	fmt.Fprintln(w, ".")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The pinball loss (p·(y − q) for a wait y at or past the quantile q, (1 − p)·(q − y) below it) rewards a quantile both calibrated and sharp: a P90 that covers by being long scores worse. Its columns average each slice's loss over the loss of γ 0.01 on the same workloads.")
+	for q, label := range []string{"P50", "P90"} {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%s coverage per slice:\n\n", label)
+		fmt.Fprintf(w, "| scenario | level | ClusterQueue | scored | %s |\n", strings.Join(columns, " | "))
+		fmt.Fprintf(w, "|---|---|---|---|%s\n", strings.Repeat("---|", n))
+		for _, x := range all {
+			if x.row.scored < minTargetScored {
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %.2f | %s | %d |", x.scenario, x.row.level, x.row.queue, x.row.scored)
+			for i := range n {
+				c50, c90 := x.row.coverage(i)
+				fmt.Fprintf(w, " %.3f |", []float64{c50, c90}[q])
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	return nil
 }
 
-// replayRow is the coverage of one slice: the run's first, then each
-// variant's.
+// replayRow is one slice (a level and ClusterQueue of a scenario, its
+// replicas pooled): how many were scored and how many the P50 and P90
+// covered, the run's first, then each variant's.
 type replayRow struct {
-	level    float64
-	queue    string
-	scored   int
-	p50, p90 []float64
+	level        float64
+	queue        string
+	scored       int
+	hit50, hit90 []int
+	// loss50 and loss90 are the summed pinball losses of the P50 and
+	// P90 (seconds).
+	loss50, loss90 []float64
 }
 
-// replayScenario replays every variant on one scenario's samples, by
-// level and ClusterQueue (the replicas of a level pooled), for slices of
-// at least minTargetScored scored workloads with a forecast.
+// coverage is the P50 and P90 coverage of column i (0: the run).
+func (r replayRow) coverage(i int) (p50, p90 float64) {
+	return float64(r.hit50[i]) / float64(r.scored), float64(r.hit90[i]) / float64(r.scored)
+}
+
+// replayScenario replays every variant on one scenario's samples and
+// tallies them by level and ClusterQueue (the replicas of a level
+// pooled), counting the scored workloads with a forecast.
 func replayScenario(samples []ScoredSample) ([]replayRow, error) {
-	type sliceKey struct {
-		level float64
-		queue string
-	}
-	type groupKey struct {
-		slice   sliceKey
-		seed    int
-		replica int
-	}
-	groups := map[groupKey][]ScoredSample{}
+	var scored []ScoredSample
 	for _, s := range samples {
 		if !s.Score.Forecast.OK {
 			continue
@@ -150,65 +178,94 @@ func replayScenario(samples []ScoredSample) ([]replayRow, error) {
 		if !s.Replayable || !s.Score.RawP50.OK || !s.Score.RawP90.OK || !(s.Score.CalibrationScale > 0) {
 			return nil, errors.New("a scored workload without the replay columns (a CSV written before them): run the scenario again")
 		}
-		k := groupKey{slice: sliceKey{s.Level, s.Queue}, seed: s.Seed, replica: s.Batch / batchesPerReplica}
-		groups[k] = append(groups[k], s)
+		scored = append(scored, s)
 	}
-	type tally struct{ n, hit50, hit90 []int }
-	tallies := map[sliceKey]*tally{}
-	for k, g := range groups {
-		t := tallies[k.slice]
-		if t == nil {
-			t = &tally{n: make([]int, 1), hit50: make([]int, len(replayVariants)+1), hit90: make([]int, len(replayVariants)+1)}
-			tallies[k.slice] = t
+	type sliceKey struct {
+		level float64
+		queue string
+	}
+	rows := map[sliceKey]*replayRow{}
+	n := len(replayVariants) + 1
+	published := make([][2][]float64, n)
+	published[0][0], published[0][1] = make([]float64, len(scored)), make([]float64, len(scored))
+	for j, s := range scored {
+		published[0][0][j], published[0][1][j] = s.Score.P50.Wait.Seconds(), s.Score.P90.Wait.Seconds()
+	}
+	for i, v := range replayVariants {
+		published[i+1][0], published[i+1][1] = replayCalibration(scored, v)
+	}
+	for j, s := range scored {
+		k := sliceKey{s.Level, s.Queue}
+		r := rows[k]
+		if r == nil {
+			r = &replayRow{level: k.level, queue: k.queue, hit50: make([]int, n), hit90: make([]int, n), loss50: make([]float64, n), loss90: make([]float64, n)}
+			rows[k] = r
 		}
-		t.n[0] += len(g)
-		for _, s := range g {
-			if s.Score.P50.OK && s.Score.Actual <= s.Score.P50.Wait {
-				t.hit50[0]++
+		r.scored++
+		actual := s.Score.Actual.Seconds()
+		for i := range n {
+			p50, p90 := published[i][0][j], published[i][1][j]
+			if actual <= p50 {
+				r.hit50[i]++
 			}
-			if s.Score.P90.OK && s.Score.Actual <= s.Score.P90.Wait {
-				t.hit90[0]++
+			if actual <= p90 {
+				r.hit90[i]++
 			}
-		}
-		for i, v := range replayVariants {
-			h50, h90 := replayCalibration(g, v)
-			t.hit50[i+1] += h50
-			t.hit90[i+1] += h90
+			r.loss50[i] += pinball(0.5, p50, actual)
+			r.loss90[i] += pinball(0.9, p90, actual)
 		}
 	}
-	var rows []replayRow
-	for _, k := range slices.SortedFunc(maps.Keys(tallies), func(a, b sliceKey) int {
+	var out []replayRow
+	for _, k := range slices.SortedFunc(maps.Keys(rows), func(a, b sliceKey) int {
 		return cmp.Or(cmp.Compare(a.level, b.level), cmp.Compare(a.queue, b.queue))
 	}) {
-		t := tallies[k]
-		if t.n[0] < minTargetScored {
-			continue
-		}
-		r := replayRow{level: k.level, queue: k.queue, scored: t.n[0]}
-		for i := range t.hit50 {
-			r.p50 = append(r.p50, float64(t.hit50[i])/float64(t.n[0]))
-			r.p90 = append(r.p90, float64(t.hit90[i])/float64(t.n[0]))
-		}
-		rows = append(rows, r)
+		out = append(out, *rows[k])
 	}
-	return rows, nil
+	return out, nil
+}
+
+// calibratorPair is the P50 and P90 calibrators of one ClusterQueue, one
+// priority of it, or the pool.
+type calibratorPair struct{ p50, p90 *calibration.Quantile }
+
+func newCalibratorPair(step float64) calibratorPair {
+	// Valid constants: New cannot fail with them.
+	p50, _ := calibration.New(0.5, calibration.Options{Step: step})
+	p90, _ := calibration.New(0.9, calibration.Options{Step: step})
+	return calibratorPair{p50, p90}
+}
+
+// adjustment is the pair's adjustments, 0 for one without enough
+// scores, and whether both have enough to act.
+func (c calibratorPair) adjustment() (q50, q90 float64, applied bool) {
+	q50, ok50 := c.p50.Adjustment()
+	q90, ok90 := c.p90.Adjustment()
+	return q50, q90, ok50 && ok90
+}
+
+// replayFeed is one calibrator's view of one prediction: the quantile it
+// would have published, and whether its miss was counted early.
+type replayFeed struct {
+	cal      *calibration.Quantile
+	raw, pub float64
+	missed   bool
 }
 
 // replayEvent is one moment of the replay: a prediction (the sample's
-// first estimate), an admission, or the moment a wait passes a published
-// quantile.
+// first estimate), an admission, or the moment a wait passes the quantile
+// one calibrator would have published (feed).
 type replayEvent struct {
 	at     time.Time
 	kind   int
 	sample int
+	feed   int
 }
 
 // Kinds of replayEvent, in the order of equal times: what is known at an
 // instant is known to a prediction made at it.
 const (
 	replayAdmission = iota
-	replayPast50
-	replayPast90
+	replayPast
 	replayPrediction
 )
 
@@ -230,17 +287,31 @@ func (h *replayEvents) Pop() any {
 	return e
 }
 
-// replayCalibration replays variant v's P50 and P90 calibrators on the
-// samples of one ClusterQueue of one replica and returns how many of them
-// the quantiles it would have published covered.
-func replayCalibration(samples []ScoredSample, v calibrationVariant) (hit50, hit90 int) {
-	cal50, _ := calibration.New(0.5, calibration.Options{Step: v.step})
-	cal90, _ := calibration.New(0.9, calibration.Options{Step: v.step})
-	type state struct {
-		pub50, pub90       float64
-		missed50, missed90 bool
+// replayCalibration replays variant v on the scored workloads of one
+// scenario (one manager), as the estimator calibrates: a pooled pair of
+// calibrators fed by every ClusterQueue, a pair per ClusterQueue (of each
+// replica) and one per priority of it. A ClusterQueue publishes with its
+// own pair once both have enough scores, else with the pool's once these
+// have, else raw; a priority's pair, once both have enough, replaces that
+// for its workloads; and each pair is fed what it would have published
+// (see the estimator's currentCalibration and observeCalibration). It
+// returns, per sample, the P50 and the P90 it would have published
+// (seconds).
+func replayCalibration(samples []ScoredSample, v calibrationVariant) (pub50, pub90 []float64) {
+	type queueKey struct {
+		level         float64
+		seed, replica int
+		queue         string
 	}
-	states := make([]state, len(samples))
+	type priorityKey struct {
+		queue    queueKey
+		priority string
+	}
+	pooled := newCalibratorPair(v.step)
+	queues := map[queueKey]calibratorPair{}
+	priorities := map[priorityKey]calibratorPair{}
+	feeds := make([][6]replayFeed, len(samples))
+	pub50, pub90 = make([]float64, len(samples)), make([]float64, len(samples))
 	events := make(replayEvents, 0, 4*len(samples))
 	for i, s := range samples {
 		events = append(events, replayEvent{at: s.Score.EstimatedAt, kind: replayPrediction, sample: i})
@@ -248,48 +319,81 @@ func replayCalibration(samples []ScoredSample, v calibrationVariant) (hit50, hit
 	heap.Init(&events)
 	for events.Len() > 0 {
 		ev := heap.Pop(&events).(replayEvent)
-		s := &samples[ev.sample].Score
-		st := &states[ev.sample]
-		raw50, raw90, actual, eps := s.RawP50.Wait.Seconds(), s.RawP90.Wait.Seconds(), s.Actual.Seconds(), s.CalibrationScale
+		s := &samples[ev.sample]
+		sc := &s.Score
+		raw50, raw90, actual, eps := sc.RawP50.Wait.Seconds(), sc.RawP90.Wait.Seconds(), sc.Actual.Seconds(), sc.CalibrationScale
 		switch ev.kind {
 		case replayPrediction:
-			q50, _ := cal50.Adjustment()
-			q90, _ := cal90.Adjustment()
-			st.pub50 = calibration.Adjust(raw50, q50, eps)
-			st.pub90 = max(calibration.Adjust(raw90, q90, eps), st.pub50)
-			if actual <= st.pub50 {
-				hit50++
+			qk := queueKey{s.Level, s.Seed, s.Batch / batchesPerReplica, s.Queue}
+			own, ok := queues[qk]
+			if !ok {
+				own = newCalibratorPair(v.step)
+				queues[qk] = own
 			}
-			if actual <= st.pub90 {
-				hit90++
+			pk := priorityKey{qk, s.PriorityClass}
+			prio, ok := priorities[pk]
+			if !ok {
+				prio = newCalibratorPair(v.step)
+				priorities[pk] = prio
 			}
-			heap.Push(&events, replayEvent{at: s.EstimatedAt.Add(s.Actual), kind: replayAdmission, sample: ev.sample})
+			pool50, pool90, poolApplied := pooled.adjustment()
+			own50, own90, ownApplied := own.adjustment()
+			var cq50, cq90 float64
+			switch {
+			case ownApplied:
+				cq50, cq90 = own50, own90
+			case poolApplied:
+				cq50, cq90 = pool50, pool90
+			}
+			pr50, pr90, prApplied := prio.adjustment()
+			publish := func(q50, q90 float64) (float64, float64) {
+				p50 := calibration.Adjust(raw50, q50, eps)
+				return p50, max(calibration.Adjust(raw90, q90, eps), p50)
+			}
+			poolPub50, poolPub90 := publish(pool50, pool90)
+			cqPub50, cqPub90 := publish(cq50, cq90)
+			prPub50, prPub90 := publish(pr50, pr90)
+			pub50[ev.sample], pub90[ev.sample] = cqPub50, cqPub90
+			if prApplied {
+				pub50[ev.sample], pub90[ev.sample] = prPub50, prPub90
+			}
+			feeds[ev.sample] = [6]replayFeed{
+				{cal: pooled.p50, raw: raw50, pub: poolPub50}, {cal: pooled.p90, raw: raw90, pub: poolPub90},
+				{cal: own.p50, raw: raw50, pub: cqPub50}, {cal: own.p90, raw: raw90, pub: cqPub90},
+				{cal: prio.p50, raw: raw50, pub: prPub50}, {cal: prio.p90, raw: raw90, pub: prPub90},
+			}
+			heap.Push(&events, replayEvent{at: sc.EstimatedAt.Add(sc.Actual), kind: replayAdmission, sample: ev.sample})
 			if v.early {
-				if actual > st.pub50 {
-					heap.Push(&events, replayEvent{at: s.EstimatedAt.Add(seconds(st.pub50)), kind: replayPast50, sample: ev.sample})
-				}
-				if actual > st.pub90 {
-					heap.Push(&events, replayEvent{at: s.EstimatedAt.Add(seconds(st.pub90)), kind: replayPast90, sample: ev.sample})
+				for f, feed := range feeds[ev.sample] {
+					if actual > feed.pub {
+						heap.Push(&events, replayEvent{at: sc.EstimatedAt.Add(seconds(feed.pub)), kind: replayPast, sample: ev.sample, feed: f})
+					}
 				}
 			}
-		case replayPast50:
-			st.missed50 = cal50.MissedEarly()
-		case replayPast90:
-			st.missed90 = cal90.MissedEarly()
+		case replayPast:
+			feed := &feeds[ev.sample][ev.feed]
+			feed.missed = feed.cal.MissedEarly()
 		case replayAdmission:
-			if st.missed50 {
-				cal50.ObserveScore(ev.at, raw50, actual, eps)
-			} else {
-				cal50.Observe(ev.at, raw50, st.pub50, actual, eps)
-			}
-			if st.missed90 {
-				cal90.ObserveScore(ev.at, raw90, actual, eps)
-			} else {
-				cal90.Observe(ev.at, raw90, st.pub90, actual, eps)
+			for _, feed := range feeds[ev.sample] {
+				if feed.missed {
+					feed.cal.ObserveScore(ev.at, feed.raw, actual, eps)
+				} else {
+					feed.cal.Observe(ev.at, feed.raw, feed.pub, actual, eps)
+				}
 			}
 		}
 	}
-	return hit50, hit90
+	return pub50, pub90
+}
+
+// pinball is the pinball loss of a level-p quantile q for the outcome y:
+// p·(y − q) when y ≥ q, (1 − p)·(q − y) otherwise. Its mean is least for
+// the true quantile, so it rewards a quantile both calibrated and sharp.
+func pinball(p, q, y float64) float64 {
+	if y >= q {
+		return p * (y - q)
+	}
+	return (1 - p) * (q - y)
 }
 
 // seconds is a duration of s seconds, capped so that a huge quantile

@@ -31,14 +31,10 @@ const csvSuffix = "-workloads.csv"
 // summary then also sets each of their coverage slices beside its other
 // runs.
 func WriteDirSummary(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*"+csvSuffix))
+	files, err := scoredCSVs(dir)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("%s holds no *%s: run eval with --out %s first", dir, csvSuffix, dir)
-	}
-	slices.Sort(files)
 	reruns, err := readReruns(filepath.Join(dir, rerunsDir))
 	if err != nil {
 		return err
@@ -55,6 +51,20 @@ func WriteDirSummary(dir string) error {
 		return err
 	}
 	return errors.Join(writeSummary(f, files, reruns, seeds), f.Close())
+}
+
+// scoredCSVs returns the per-workload CSVs of dir in name order, or an
+// error if it holds none.
+func scoredCSVs(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*"+csvSuffix))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no *%s: run eval with --out %s first", dir, csvSuffix, dir)
+	}
+	slices.Sort(files)
+	return files, nil
 }
 
 // writeSummary writes the summary of the CSV files, and of the reruns of
