@@ -120,4 +120,3 @@ func TestWriteCalibrationReplayReadsBackTheCSV(t *testing.T) {
 		t.Errorf("a CSV without the replay columns: err %v, want one naming them", err)
 	}
 }
-
