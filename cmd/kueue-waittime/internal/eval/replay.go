@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/engine"
 )
 
 // The calibration replay answers "would another calibrator have covered
@@ -346,9 +347,9 @@ func replayCalibration(samples []ScoredSample, v calibrationVariant) (pub50, pub
 				cq50, cq90 = pool50, pool90
 			}
 			pr50, pr90, prApplied := prio.adjustment()
+			// As the estimator publishes: each adjusted, P90 never below P50.
 			publish := func(q50, q90 float64) (float64, float64) {
-				p50 := calibration.Adjust(raw50, q50, eps)
-				return p50, max(calibration.Adjust(raw90, q90, eps), p50)
+				return engine.Calibration{Eps: eps}.PublishWith(engine.Adjustment{Q50: q50, Q90: q90}, raw50, raw90)
 			}
 			poolPub50, poolPub90 := publish(pool50, pool90)
 			cqPub50, cqPub90 := publish(cq50, cq90)
