@@ -286,7 +286,7 @@ type Estimate struct {
 
 // Defaults of a [Forecaster] built without options.
 const (
-	DefaultSamples        = 96
+	DefaultSamples        = 64
 	DefaultHorizonCount   = 128
 	DefaultHorizonSeconds = 7 * 24 * 3600.0
 )

@@ -456,7 +456,7 @@ func arrivalBudget(classes []arrivalClass, horizon float64) int {
 }
 
 // maxArrivalBudget caps arrivalBudget, so that a replica spends at most
-// about 65k events on arrivals (with the default 96 replicas, a few
+// about 65k events on arrivals (with the default 64 replicas, a few
 // million in all).
 const maxArrivalBudget = 1 << 16
 
