@@ -40,6 +40,10 @@
 #   harness     Kueue's test/performance/scheduler (runner + minimalkueue on
 #               envtest), pristine vs patched with the gate on: wall time and
 #               average time to admission per class ≤ 1.02; CPU reported.
+#               With BENCH_HARNESS_OFF=1 the patched minimalkueue also runs
+#               with the gate off, between the other two, so the Kueue-side
+#               patches and the gate's own cost show apart (column
+#               patched-off; on/off in the note).
 #               Its baseline configuration (15 000 workloads, ~6 min a run)
 #               does not fit this budget: the run uses it with every
 #               workload set's count divided by BENCH_HARNESS_SCALE (5:
@@ -56,7 +60,7 @@
 #   --quick         a smoke run: 2 rounds, 1 harness run per side
 #   --harness-only  only Kueue's performance harness (no Go benchmarks)
 #   --report-only   no runs: the table again from $BENCH_OUT's last results
-# Environment: BENCH_COUNT, BENCH_HARNESS_RUNS, BENCH_HARNESS_SCALE,
+# Environment: BENCH_COUNT, BENCH_HARNESS_RUNS, BENCH_HARNESS_SCALE, BENCH_HARNESS_OFF,
 #   BENCH_OUT (default _output/bench), KUBEBUILDER_ASSETS (default
 #   bin/k8s/1.36.0, built by make envtest).
 # Output: the table on stdout and in $BENCH_OUT/results.{txt,md}; raw
@@ -69,6 +73,7 @@ BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
 COUNT=${BENCH_COUNT:-8}
 HARNESS_RUNS=${BENCH_HARNESS_RUNS:-2}
 HARNESS_SCALE=${BENCH_HARNESS_SCALE:-5}
+HARNESS_OFF=${BENCH_HARNESS_OFF:-0}
 HARNESS=1
 REPORT_ONLY=0
 GO_BENCH=1
@@ -230,11 +235,16 @@ measure() {
       GOWORK=off go build -o "${BIN}/pristine/minimalkueue" ./test/performance/scheduler/minimalkueue)
     (cd "${TREE}" && GOWORK=off go build -o "${BIN}/minimalkueue-patched" ./test/performance/scheduler/minimalkueue)
     gated_minimalkueue "${BIN}/minimalkueue-patched" "${BIN}/on"
+    if [[ "${HARNESS_OFF}" == 1 ]]; then
+      mkdir -p "${BIN}/off"
+      printf '#!/bin/sh\nexec "%s" --feature-gates=WaitTimeEstimation=false "$@"\n' "${BIN}/minimalkueue-patched" > "${BIN}/off/minimalkueue"
+      chmod +x "${BIN}/off/minimalkueue"
+    fi
     scaled_baseline "${PRISTINE}" "${HARNESS_SCALE}" "${harness_config}"
 
     harness_run() {
       local side=$1 n=$2 dir=${H}/$1-$2 tree=${PRISTINE}
-      [[ "${side}" == on ]] && tree=${TREE}
+      [[ "${side}" != pristine ]] && tree=${TREE}
       mkdir -p "${dir}"
       if "${BIN}/runner" --o "${dir}" --crds="${tree}/config/components/crd/bases" \
         --generatorConfig="${harness_config}" --minimalKueue="${BIN}/${side}/minimalkueue" > "${dir}/runner.log" 2>&1 \
@@ -246,6 +256,7 @@ measure() {
     }
     for ((i = 1; i <= HARNESS_RUNS; i++)); do
       if ((i % 2)); then order=(pristine on); else order=(on pristine); fi
+      [[ "${HARNESS_OFF}" == 1 ]] && order=("${order[0]}" off "${order[1]}")
       for s in "${order[@]}"; do
         log "harness run ${i}/${HARNESS_RUNS}: ${s}"
         harness_run "${s}" "${i}"
@@ -431,9 +442,10 @@ if [[ "${HARNESS}" == 1 ]]; then
       END { if (n) printf "%.0f\t%.0f\t%.0f\t%d\n", s / n, lo, hi, n }'
   }
   harness_row() {
-    local label=$1 key=$2 goal=${3-1.02} pm plo phi pn om olo ohi on r note result
+    local label=$1 key=$2 goal=${3-1.02} pm plo phi pn om olo ohi on fm flo fhi fn r note result
     IFS=$'\t' read -r pm plo phi pn < <(harness_values pristine "${key}") || true
     IFS=$'\t' read -r om olo ohi on < <(harness_values on "${key}") || true
+    IFS=$'\t' read -r fm flo fhi fn < <(harness_values off "${key}") || true
     r=$(ratio "${om:-}" "${pm:-}")
     result=$(verdict "${r}" "${goal}" "")
     # With the runs' ranges overlapping, a miss is within the noise.
@@ -441,7 +453,10 @@ if [[ "${HARNESS}" == 1 ]]; then
       result="MISS (n.s.)"
     fi
     note="${pn:-0}+${on:-0} runs"
-    row "${label}" "${pm:+${pm} ms [${plo}-${phi}]}" "" "${om:+${om} ms [${olo}-${ohi}]}" "${r:+${r} on/pristine}" "${note}" "${goal:+<= ${goal}}" "${result}"
+    if [[ -n "${fm:-}" ]]; then
+      note="${pn:-0}+${fn}+${on:-0} runs; on/off $(ratio "${om:-}" "${fm}"), off/pristine $(ratio "${fm}" "${pm:-}")"
+    fi
+    row "${label}" "${pm:+${pm} ms [${plo}-${phi}]}" "${fm:+${fm} ms [${flo}-${fhi}]}" "${om:+${om} ms [${olo}-${ohi}]}" "${r:+${r} on/pristine}" "${note}" "${goal:+<= ${goal}}" "${result}"
   }
   harness_row "harness: wall time" wallMs
   harness_row "harness: avg time to admission, small" small
