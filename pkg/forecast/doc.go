@@ -31,6 +31,14 @@
 // whole) service, so lower-priority forecasts include the work that passes
 // them.
 //
+// Each replica draws from a random stream of its own, seeded from the
+// caller's source, so rolls of nearly the same queue from the same seed
+// share their draws replica by replica (common random numbers). The
+// replicas come in antithetic pairs: the second of a pair replays the
+// first one's draws mirrored (a uniform U becomes 1−U), so a pair's long
+// and short services offset each other and the estimates need fewer
+// replicas for the same precision (see replicaSource).
+//
 // With exponential service, one demand shape, all k servers busy and no
 // cycle cap, the wait of the n-th workload in line (0-based) is
 // Erlang(n+1, k/E[S]); the tests check the roll against it.

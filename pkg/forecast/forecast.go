@@ -286,7 +286,7 @@ type Estimate struct {
 
 // Defaults of a [Forecaster] built without options.
 const (
-	DefaultSamples        = 64
+	DefaultSamples        = 48
 	DefaultHorizonCount   = 128
 	DefaultHorizonSeconds = 7 * 24 * 3600.0
 )
@@ -313,6 +313,10 @@ type Forecaster struct {
 	samples        int
 	horizonCount   int
 	horizonSeconds float64
+	// independentReplicas draws every replica afresh instead of in
+	// antithetic pairs (see replicaSource); only the tests that measure
+	// what the pairing buys set it.
+	independentReplicas bool
 }
 
 // Option configures a [Forecaster].
@@ -580,7 +584,7 @@ func (f *Forecaster) forecast(out []Estimate, q Queue, r *rand.Rand) {
 	}
 
 	ro := newRoller(s, q, f, r)
-	defer ro.returnTimes()
+	defer ro.returnBuffers()
 	ro.run()
 	ro.summarize(out)
 	ro.extrapolate(out, beyond)

@@ -28,7 +28,9 @@ type roller struct {
 	boot       *Bootstrap
 	bootModel  Empirical
 	bootCounts []int32
-	rng        *rand.Rand
+	// rng draws from src, which gives each replica its stream.
+	rng *rand.Rand
+	src *replicaSource
 	// byPriority are Queue.ServiceByPriority in increasing priority
 	// (see serviceOf).
 	byPriority []priorityService
@@ -75,7 +77,7 @@ type roller struct {
 	// times[j*samples+rep] is entry j's admission time in replica rep.
 	times []float64
 	// timesBuf holds times, lo and hi, taken from timeBuffers (see
-	// returnTimes).
+	// returnBuffers).
 	timesBuf *[]float64
 	// hi[rep] is the time by which all entries are admitted in replica rep,
 	// lo[rep] the time by which the admitted work (in any order) reaches
@@ -104,7 +106,6 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 	ro := &roller{
 		s:       s,
 		svc:     q.Service,
-		rng:     r,
 		policy:  q.Policy,
 		cycle:   q.CyclePeriodSeconds,
 		latency: q.AdmissionLatencySeconds,
@@ -128,6 +129,8 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		h0:           m / 2,
 		loWork:       workOf(s.entries[:m/2]),
 	}
+	ro.src = newReplicaSource(r, !f.independentReplicas)
+	ro.rng = rand.New(ro.src)
 	buf := *ro.timesBuf
 	ro.times, ro.lo, ro.hi = buf[:m*f.samples], buf[m*f.samples:(m+1)*f.samples], buf[(m+1)*f.samples:]
 	nvec := 0
@@ -180,12 +183,13 @@ func takeTimes(n int) *[]float64 {
 	return p
 }
 
-// returnTimes gives the roller's times back to timeBuffers; the roller
-// must not be used after it.
-func (ro *roller) returnTimes() {
+// returnBuffers gives the roller's times back to timeBuffers, and its
+// source's record to recordBuffers; the roller must not be used after it.
+func (ro *roller) returnBuffers() {
 	ro.times, ro.lo, ro.hi = nil, nil, nil
 	timeBuffers.Put(ro.timesBuf)
 	ro.timesBuf = nil
+	ro.src.release()
 }
 
 // priorityService is the service law of one priority.
@@ -229,6 +233,7 @@ func (ro *roller) clean(x, bound float64) float64 {
 
 func (ro *roller) run() {
 	for rep := range ro.samples {
+		ro.src.startReplica(rep)
 		ro.replica(rep)
 	}
 }
@@ -437,7 +442,7 @@ func (ro *roller) residual(run runEntry, law ServiceModel) float64 {
 // the time the class stops arriving.
 func (ro *roller) drawArrival(c int, t float64) float64 {
 	a := &ro.s.arrivals[c]
-	next := t + ro.rng.ExpFloat64()/a.rate
+	next := t + expDraw(ro.rng)/a.rate
 	if !(next < a.until) {
 		return math.Inf(1)
 	}
@@ -456,7 +461,7 @@ func arrivalBudget(classes []arrivalClass, horizon float64) int {
 }
 
 // maxArrivalBudget caps arrivalBudget, so that a replica spends at most
-// about 65k events on arrivals (with the default 64 replicas, a few
+// about 65k events on arrivals (with the default 48 replicas, a few
 // million in all).
 const maxArrivalBudget = 1 << 16
 

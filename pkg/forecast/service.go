@@ -51,8 +51,9 @@ func NewExponential(meanSeconds float64) (Exponential, error) {
 	return Exponential{mean: meanSeconds}, nil
 }
 
-// Sample returns mean·E with E ~ Exp(1), in seconds.
-func (e Exponential) Sample(r *rand.Rand) float64 { return r.ExpFloat64() * e.mean }
+// Sample returns mean·E with E ~ Exp(1) drawn by inversion, E = −ln(1−U)
+// for U = r.Float64(), in seconds: at most 36.7 means, and increasing in U.
+func (e Exponential) Sample(r *rand.Rand) float64 { return expDraw(r) * e.mean }
 
 // Residual ignores the age (memorylessness: P(S−a > x | S > a) = P(S > x))
 // and returns a fresh [Exponential.Sample].
@@ -148,7 +149,7 @@ func (e *Empirical) Residual(ageSeconds float64, r *rand.Rand) float64 {
 	if lo < len(e.sorted) {
 		return e.sorted[lo+r.IntN(len(e.sorted)-lo)] - ageSeconds
 	}
-	return r.ExpFloat64() * e.tailMean
+	return expDraw(r) * e.tailMean
 }
 
 // Mean returns the sample mean in seconds.

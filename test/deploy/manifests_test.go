@@ -42,7 +42,7 @@ var wantWaitTimeEstimation = map[string]any{
 	"refreshCPUMillicores": float64(10),
 	"statisticsHalfLife":   "30m",
 	"minServiceSamples":    float64(10),
-	"forecastSamples":      float64(64),
+	"forecastSamples":      float64(48),
 	"horizon":              "168h",
 	"emaSmoothingFactor":   0.3,
 
@@ -124,7 +124,7 @@ func TestManagerConfigurationLoadsInKueue(t *testing.T) {
 		RefreshCPUMillicores: ptr.To[int32](10),
 		StatisticsHalfLife:   &metav1.Duration{Duration: 30 * time.Minute},
 		MinServiceSamples:    ptr.To[int32](10),
-		ForecastSamples:      ptr.To[int32](64),
+		ForecastSamples:      ptr.To[int32](48),
 		Horizon:              &metav1.Duration{Duration: 168 * time.Hour},
 		EMASmoothingFactor:   ptr.To(0.3),
 
@@ -167,9 +167,9 @@ func TestManagerConfigurationLoadsInKueue(t *testing.T) {
 
 	// The same path rejects a bad value and a misspelled field in the section,
 	// so the acceptance above means something.
-	bad := strings.Replace(text, "forecastSamples: 64", "forecastSamples: 0", 1)
+	bad := strings.Replace(text, "forecastSamples: 48", "forecastSamples: 0", 1)
 	if bad == text {
-		t.Fatal("the rendered Configuration has no `forecastSamples: 64` line")
+		t.Fatal("the rendered Configuration has no `forecastSamples: 48` line")
 	}
 	badCfg := loadConfiguration(t, scheme, bad)
 	if errs := config.Validate(&badCfg, scheme); len(errs) == 0 {
