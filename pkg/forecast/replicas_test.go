@@ -127,6 +127,11 @@ func TestExpDrawIsFiniteNonNegativeAndIncreasingInItsUniform(t *testing.T) {
 	}
 }
 
+// moments are the sum and the sum of squares of a series of figures.
+type moments struct{ sum, sumSq float64 }
+
+func (m *moments) add(x float64) { m.sum, m.sumSq = m.sum+x, m.sumSq+x*x }
+
 // constantSource returns the same word on every draw.
 type constantSource uint64
 
@@ -148,7 +153,6 @@ func TestAntitheticPairsHalveTheExpectedWaitVarianceAndDoNotRaiseTheP90s(t *test
 	paired := mustNew(t, WithSamples(replicas))
 	independent := mustNew(t, WithSamples(replicas))
 	independent.independentReplicas = true
-	type moments struct{ sum, sumSq float64 }
 	variance := func(m moments) float64 {
 		mean := m.sum / seeds
 		return m.sumSq/seeds - mean*mean
@@ -158,10 +162,10 @@ func TestAntitheticPairsHalveTheExpectedWaitVarianceAndDoNotRaiseTheP90s(t *test
 		for seed := range uint64(seeds) {
 			p := mustForecast(t, paired, q, seed)[pos]
 			i := mustForecast(t, independent, q, seed)[pos]
-			pairedMean.sum, pairedMean.sumSq = pairedMean.sum+p.ExpectedWaitSeconds, pairedMean.sumSq+p.ExpectedWaitSeconds*p.ExpectedWaitSeconds
-			indepMean.sum, indepMean.sumSq = indepMean.sum+i.ExpectedWaitSeconds, indepMean.sumSq+i.ExpectedWaitSeconds*i.ExpectedWaitSeconds
-			pairedP90.sum, pairedP90.sumSq = pairedP90.sum+p.P90Seconds, pairedP90.sumSq+p.P90Seconds*p.P90Seconds
-			indepP90.sum, indepP90.sumSq = indepP90.sum+i.P90Seconds, indepP90.sumSq+i.P90Seconds*i.P90Seconds
+			pairedMean.add(p.ExpectedWaitSeconds)
+			indepMean.add(i.ExpectedWaitSeconds)
+			pairedP90.add(p.P90Seconds)
+			indepP90.add(i.P90Seconds)
 		}
 		erlangMean := float64(pos+1) * meanS / k
 		for name, m := range map[string]moments{"paired": pairedMean, "independent": indepMean} {
