@@ -125,11 +125,44 @@ func (a *replicaSource) release() {
 	a.recordBuf, a.record = nil, nil
 }
 
-// expDraw returns an Exp(1) draw by inversion: −ln(1−U) for U =
+// expDraw returns an Exp(1) draw by inversion: F⁻¹(U) = −ln(1−U) for U =
 // r.Float64() ∈ [0, 1), so the result lies in [0, 53·ln 2 ≈ 36.7] (finite)
-// and grows with U, as replicaSource's antithetic pairs need. U is a
-// multiple of 2⁻⁵³, so 1−U is exact and math.Log (about 10 ns, against
-// 22 for math.Log1p) loses nothing.
+// and grows with U, as replicaSource's antithetic pairs need.
+//
+// Below U = 1 − 1/64 (98.4 % of draws) F⁻¹ is interpolated linearly in
+// expTable, its values at the multiples of 1/4096; above, it is computed
+// (math.Log; U is a multiple of 2⁻⁵³, so 1−U is exact). Interpolating a
+// convex function from above, the draw is at most 1.3·10⁻⁴ of itself too
+// long (at U → 0; elsewhere h²/(8(1−U)²) ≤ 3·10⁻⁵ in absolute terms) and
+// short by rounding only, far below the Monte Carlo error of any figure a
+// roll reports; the table's
+// nodes are exact, so the draw is continuous and nondecreasing in U across
+// the nodes and the switch to the logarithm. It costs about 1 ns over the
+// uniform, against about 8 for math.Log (profiled: the logarithm was 13 %
+// of a refresh of 1,000 small ClusterQueues).
 func expDraw(r *rand.Rand) float64 {
-	return -math.Log(1 - r.Float64())
+	u := r.Float64()
+	if u >= expTableEnd {
+		return -math.Log(1 - u)
+	}
+	x := u * expTableSteps
+	i := int(x)
+	lo := expTable[i]
+	return lo + (x-float64(i))*(expTable[i+1]-lo)
 }
+
+const (
+	// expTableSteps is the number of steps of expTable per unit of U.
+	expTableSteps = 4096
+	// expTableEnd is where expDraw leaves the table for the logarithm: a
+	// node, U = 4032/4096.
+	expTableEnd = 1 - 1.0/64
+)
+
+// expTable holds −ln(1 − i/4096) for i = 0 … 4032 (32 KB).
+var expTable = func() (t [expTableSteps*expTableEnd + 1]float64) {
+	for i := range t {
+		t[i] = -math.Log(1 - float64(i)/expTableSteps)
+	}
+	return t
+}()
