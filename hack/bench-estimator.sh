@@ -59,6 +59,7 @@ run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefresh10000Pendi
 run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefreshAfterOneAdmission$' 20x
 run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefreshLockHold100000Pending$' 3x
 run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRetainedMemoryPerPendingWorkload$' 3x
+run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRetainedMemoryPerClusterQueue$' 2x
 if [[ "${ESTIMATOR_BENCH_1M:-}" == 1 ]]; then
   ESTIMATOR_BENCH_1M=1 run "${OUT}/estimator.test" "${ROOT}/pkg/estimator" '^BenchmarkRefreshMillionPendingThousandClusterQueues$' 2x
 fi
@@ -114,5 +115,7 @@ row lock_hold_100k_pending_estimator_mu "$(ms "$(metric RefreshLockHold100000Pen
 row lock_wait_100k_pending_estimator_mu "$(ms "$(metric RefreshLockHold100000Pending max-estimator-mu-ns)")" \
   "ms (longest ObserveCycle probe during refreshes, its wait for a CPU included; idle: $(ms "$(metric RefreshLockHold100000Pending idle-max-estimator-mu-ns)") ms)" "benchmark did not run"
 row memory_per_pending_workload "$(metric RetainedMemoryPerPendingWorkload B/pending)" B "benchmark did not run"
+row memory_per_cluster_queue "$(metric RetainedMemoryPerClusterQueue B/clusterqueue)" \
+  "B (not a target: what 1,000 ClusterQueues add to the 1M row's heap, per ClusterQueue, 8 running workloads each, no service sample yet)" "benchmark did not run"
 line scheduling_cycle_ratio none "(needs the patched Kueue tree: make bench; instructions: hack/cycle-instructions.sh)"
 line forecast_10k_pending "$(ms "$(metric Forecast10000Pending ns/op)")" ms

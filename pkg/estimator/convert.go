@@ -1,6 +1,8 @@
 package estimator
 
 import (
+	"hash/maphash"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -181,6 +183,69 @@ func runningUsage(info *workload.Info) capacity.Quantities {
 		})
 	}
 	return out
+}
+
+// runningUsages hands out the usages (see runningUsage) of the running
+// workloads of one ClusterQueue, one map per distinct usage: they are
+// mostly copies of a few demand shapes on a few flavors, and what takes
+// them (the roll, the what-if scene a refresh publishes, the a-priori
+// model's arrival shapes) only reads them. A usage is summed into a reused
+// map, hashed regardless of order and compared with the maps handed out
+// under that hash; only a new one is copied. A refresh of 1,000
+// ClusterQueues with 8 running workloads each allocated a map per workload,
+// the most allocations of any step, and a published scene kept them all.
+type runningUsages struct {
+	seed    maphash.Seed
+	scratch capacity.Quantities
+	byHash  map[uint64][]capacity.Quantities
+	// flavors are the flavors of the pod set being summed, read by add;
+	// add is bound once so that Requests.ForEach allocates nothing.
+	flavors map[corev1.ResourceName]kueue.ResourceFlavorReference
+	add     func(corev1.ResourceName, int64)
+}
+
+func newRunningUsages() *runningUsages {
+	u := &runningUsages{seed: maphash.MakeSeed(), scratch: capacity.Quantities{}, byHash: map[uint64][]capacity.Quantities{}}
+	u.add = func(r corev1.ResourceName, v int64) {
+		u.scratch[capacity.FlavorResource{Flavor: string(u.flavors[r]), Resource: string(r)}] += v
+	}
+	return u
+}
+
+// of returns info's usage, equal to runningUsage(info) and shared with
+// every running workload of the same usage since the last reset; the
+// caller must not change it.
+func (u *runningUsages) of(info *workload.Info) capacity.Quantities {
+	clear(u.scratch)
+	for _, ps := range info.TotalRequests {
+		if ps.Requests == nil {
+			continue
+		}
+		u.flavors = ps.Flavors
+		ps.Requests.ForEach(u.add)
+	}
+	u.flavors = nil
+	var h uint64
+	for fr, v := range u.scratch {
+		h += maphash.Comparable(u.seed, usageEntry{fr: fr, v: v})
+	}
+	for _, q := range u.byHash[h] {
+		if maps.Equal(q, u.scratch) {
+			return q
+		}
+	}
+	q := maps.Clone(u.scratch)
+	u.byHash[h] = append(u.byHash[h], q)
+	return q
+}
+
+// reset forgets the usages handed out, so that the next ClusterQueue's are
+// its own and the scratch keeps none of them alive.
+func (u *runningUsages) reset() { clear(u.byHash) }
+
+type usageEntry struct {
+	fr capacity.FlavorResource
+	v  int64
 }
 
 // admissionTime is when the workload got its quota reservation: the last

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -206,6 +207,56 @@ func TestRunningUsageSumsWhatKueueSums(t *testing.T) {
 			if diff := cmp.Diff(kueueSum, got); diff != "" {
 				t.Errorf("runningUsage differs from Kueue's FlavorResourceUsage (-Kueue,+runningUsage):\n%s", diff)
 			}
+			if diff := cmp.Diff(tc.want, newRunningUsages().of(info)); diff != "" {
+				t.Errorf("runningUsages.of (-want,+got):\n%s", diff)
+			}
 		})
+	}
+}
+
+// TestRunningUsagesShareOneMapPerDistinctUsage hands runningUsages the
+// running workloads of a ClusterQueue: two of one usage (their pod sets in
+// a different order) get the same map, one on another flavor and one of
+// another size their own, each equal to runningUsage's; after a reset the
+// first usage gets a new map.
+func TestRunningUsagesShareOneMapPerDistinctUsage(t *testing.T) {
+	reservedAt := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	admitted := func(name, flavor, cpu string, first, second string) *workload.Info {
+		return workload.NewInfo(utiltestingapi.MakeWorkload(name, "ns").PodSets(
+			*utiltestingapi.MakePodSet(kueue.PodSetReference(first), 1).Request(corev1.ResourceCPU, cpu).Obj(),
+			*utiltestingapi.MakePodSet(kueue.PodSetReference(second), 1).Request(corev1.ResourceMemory, "1Gi").Obj(),
+		).ReserveQuotaAt(utiltestingapi.MakeAdmission("cq").PodSets(
+			utiltestingapi.MakePodSetAssignment(kueue.PodSetReference(first)).Assignment(corev1.ResourceCPU, kueue.ResourceFlavorReference(flavor), cpu).Obj(),
+			utiltestingapi.MakePodSetAssignment(kueue.PodSetReference(second)).Assignment(corev1.ResourceMemory, kueue.ResourceFlavorReference(flavor), "1Gi").Obj(),
+		).Obj(), reservedAt).Obj())
+	}
+	infos := []*workload.Info{
+		admitted("a", "default", "1", "x", "y"),
+		admitted("b", "default", "1", "y", "x"),
+		admitted("c", "spot", "1", "x", "y"),
+		admitted("d", "default", "2", "x", "y"),
+	}
+	u := newRunningUsages()
+	got := make([]capacity.Quantities, len(infos))
+	for i, info := range infos {
+		got[i] = u.of(info)
+		if diff := cmp.Diff(runningUsage(info), got[i]); diff != "" {
+			t.Errorf("%s: runningUsages.of (-runningUsage,+of):\n%s", info.Obj.Name, diff)
+		}
+	}
+	same := func(a, b capacity.Quantities) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
+	if !same(got[0], got[1]) {
+		t.Errorf("a and b hold the same usage and got two maps")
+	}
+	for _, i := range []int{2, 3} {
+		if same(got[0], got[i]) {
+			t.Errorf("a and %s hold different usages and share a map", infos[i].Obj.Name)
+		}
+	}
+	u.reset()
+	if again := u.of(infos[0]); same(again, got[0]) {
+		t.Errorf("after a reset a's usage is the map handed out before it")
 	}
 }

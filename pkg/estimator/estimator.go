@@ -1072,7 +1072,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		Stats:              view.Stats,
 	}
 	for _, info := range cqs.Workloads {
-		r := engine.Running{Class: classes.of(info), Usage: runningUsage(info),
+		r := engine.Running{Class: classes.of(info), Usage: scratch.runningUsages().of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
 		at, ok := in.admitted[workload.Key(info.Obj)]
 		if !ok {
@@ -1164,6 +1164,17 @@ type refreshScratch struct {
 	// Requests.ForEach does not allocate a closure per pod set.
 	demand    map[corev1.ResourceName]int64
 	addDemand func(corev1.ResourceName, int64)
+	// usages hands out the running workloads' usages of the ClusterQueue
+	// being refreshed; made at its first use (runningUsages).
+	usages *runningUsages
+}
+
+// runningUsages returns the scratch's runningUsages, making it.
+func (s *refreshScratch) runningUsages() *runningUsages {
+	if s.usages == nil {
+		s.usages = newRunningUsages()
+	}
+	return s.usages
 }
 
 // fitsWithinNominal reports whether a ClusterQueue's own quota has room
@@ -1271,6 +1282,9 @@ func (s *refreshScratch) drop() {
 	clear(s.pending[:s.n])
 	s.n = 0
 	s.untried = s.untried[:0]
+	if s.usages != nil {
+		s.usages.reset()
+	}
 }
 
 // setQuotablePending records how many Quotable workloads a refresh found

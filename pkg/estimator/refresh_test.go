@@ -5,6 +5,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
@@ -83,9 +87,9 @@ func TestNextRefresh(t *testing.T) {
 }
 
 // TestRefreshScratchKeepsNoWorkloadAfterDrop: what a ClusterQueue's refresh
-// wrote into the scratch (names, and the pending workloads appended to the
-// room take gave) is cleared by drop, and the next take gives room of its
-// own size.
+// wrote into the scratch (names, the pending workloads appended to the room
+// take gave, the running workloads' usages handed out) is cleared by drop,
+// and the next take gives room of its own size.
 func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 	var s refreshScratch
 	names, pending := s.take(3)
@@ -93,7 +97,13 @@ func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 		names[i] = workloadName{"ns", name}
 		pending = append(pending, engine.Pending{ID: name, Class: 1, Priority: 5})
 	}
+	s.runningUsages().of(workload.NewInfo(utiltestingapi.MakeWorkload("r", "ns").Request(corev1.ResourceCPU, "1").
+		ReserveQuotaAt(utiltestingapi.MakeAdmission("cq").PodSets(utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+			Assignment(corev1.ResourceCPU, "default", "1").Obj()).Obj(), time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)).Obj()))
 	s.drop()
+	if n := len(s.usages.byHash); n != 0 {
+		t.Errorf("after drop the scratch keeps %d usages, want none", n)
+	}
 	if diff := cmp.Diff(make([]workloadName, 3), s.names[:3], cmp.AllowUnexported(workloadName{})); diff != "" {
 		t.Errorf("names after drop (-want,+got):\n%s", diff)
 	}
