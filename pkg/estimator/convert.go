@@ -167,33 +167,20 @@ type classifyScratch struct {
 
 var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{add: newPerPodAdder()} }}
 
-// runningUsage is the quota an admitted workload holds, per flavor-resource:
-// what Kueue's Info.FlavorResourceUsage sums (each pod set's total request
-// of a resource, under the flavor assigned to it), summed into the model's
-// map directly rather than through Kueue's map first, since a refresh takes
-// it of every running workload.
-func runningUsage(info *workload.Info) capacity.Quantities {
-	out := make(capacity.Quantities)
-	for _, ps := range info.TotalRequests {
-		if ps.Requests == nil {
-			continue
-		}
-		ps.Requests.ForEach(func(r corev1.ResourceName, v int64) {
-			out[capacity.FlavorResource{Flavor: string(ps.Flavors[r]), Resource: string(r)}] += v
-		})
-	}
-	return out
-}
-
-// runningUsages hands out the usages (see runningUsage) of the running
-// workloads of one ClusterQueue, one map per distinct usage: they are
-// mostly copies of a few demand shapes on a few flavors, and what takes
-// them (the roll, the what-if scene a refresh publishes, the a-priori
-// model's arrival shapes) only reads them. A usage is summed into a reused
-// map, hashed regardless of order and compared with the maps handed out
-// under that hash; only a new one is copied. A refresh of 1,000
-// ClusterQueues with 8 running workloads each allocated a map per workload,
-// the most allocations of any step, and a published scene kept them all.
+// runningUsages hands out the usages of running workloads, one map per
+// distinct usage since the last reset. A workload's usage is the quota it
+// holds per flavor-resource: what Kueue's Info.FlavorResourceUsage sums
+// (each pod set's total request of a resource, under the flavor assigned
+// to it), summed into the model's map directly rather than through Kueue's
+// map first. The running workloads of a ClusterQueue (and the holders of
+// what it lent) are mostly copies of a few demand shapes on a few flavors,
+// and what takes their usages (the roll, the what-if scene a refresh
+// publishes, the a-priori model's arrival shapes) only reads them. A usage
+// is summed into a reused map, hashed regardless of order and compared
+// with the maps handed out under that hash; only a new one is copied. A
+// refresh of 1,000 ClusterQueues with 8 running workloads each allocated a
+// map per workload, the most allocations of any step, and a published
+// scene kept them all.
 type runningUsages struct {
 	seed    maphash.Seed
 	scratch capacity.Quantities
@@ -212,9 +199,8 @@ func newRunningUsages() *runningUsages {
 	return u
 }
 
-// of returns info's usage, equal to runningUsage(info) and shared with
-// every running workload of the same usage since the last reset; the
-// caller must not change it.
+// of returns info's usage, shared with every running workload of the same
+// usage since the last reset; the caller must not change it.
 func (u *runningUsages) of(info *workload.Info) capacity.Quantities {
 	clear(u.scratch)
 	for _, ps := range info.TotalRequests {

@@ -147,7 +147,7 @@ func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
 	}
 }
 
-// TestRunningUsageSumsWhatKueueSums checks runningUsage against Kueue's own
+// TestRunningUsageSumsWhatKueueSums checks runningUsages.of against Kueue's own
 // Info.FlavorResourceUsage, converted, on admitted workloads whose pod sets
 // share a flavor or use different flavors, and one whose admission assigns
 // only one of the resources it requests (Kueue counts what was admitted).
@@ -196,28 +196,30 @@ func TestRunningUsageSumsWhatKueueSums(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			info := workload.NewInfo(tc.wl)
-			got := runningUsage(info)
+			got := newRunningUsages().of(info)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("runningUsage (-want,+got):\n%s", diff)
-			}
-			kueueSum := capacity.Quantities{}
-			for fr, v := range info.FlavorResourceUsage() {
-				kueueSum[capacity.FlavorResource{Flavor: string(fr.Flavor), Resource: string(fr.Resource)}] += v.Int64()
-			}
-			if diff := cmp.Diff(kueueSum, got); diff != "" {
-				t.Errorf("runningUsage differs from Kueue's FlavorResourceUsage (-Kueue,+runningUsage):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.want, newRunningUsages().of(info)); diff != "" {
 				t.Errorf("runningUsages.of (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(kueueUsage(info), got); diff != "" {
+				t.Errorf("runningUsages.of differs from Kueue's FlavorResourceUsage (-Kueue,+of):\n%s", diff)
 			}
 		})
 	}
 }
 
+// kueueUsage is Kueue's Info.FlavorResourceUsage, converted.
+func kueueUsage(info *workload.Info) capacity.Quantities {
+	out := capacity.Quantities{}
+	for fr, v := range info.FlavorResourceUsage() {
+		out[capacity.FlavorResource{Flavor: string(fr.Flavor), Resource: string(fr.Resource)}] += v.Int64()
+	}
+	return out
+}
+
 // TestRunningUsagesShareOneMapPerDistinctUsage hands runningUsages the
 // running workloads of a ClusterQueue: two of one usage (their pod sets in
 // a different order) get the same map, one on another flavor and one of
-// another size their own, each equal to runningUsage's; after a reset the
+// another size their own, each equal to Kueue's sum; after a reset the
 // first usage gets a new map.
 func TestRunningUsagesShareOneMapPerDistinctUsage(t *testing.T) {
 	reservedAt := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
@@ -240,8 +242,8 @@ func TestRunningUsagesShareOneMapPerDistinctUsage(t *testing.T) {
 	got := make([]capacity.Quantities, len(infos))
 	for i, info := range infos {
 		got[i] = u.of(info)
-		if diff := cmp.Diff(runningUsage(info), got[i]); diff != "" {
-			t.Errorf("%s: runningUsages.of (-runningUsage,+of):\n%s", info.Obj.Name, diff)
+		if diff := cmp.Diff(kueueUsage(info), got[i]); diff != "" {
+			t.Errorf("%s: runningUsages.of (-Kueue's FlavorResourceUsage,+of):\n%s", info.Obj.Name, diff)
 		}
 	}
 	same := func(a, b capacity.Quantities) bool {

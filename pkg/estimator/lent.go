@@ -65,6 +65,7 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 	var out []forecast.Running
 	var sources []holderSource
 	uncovered := maps.Clone(lent)
+	usages := newRunningUsages()
 	covered := func() bool {
 		for _, q := range uncovered {
 			if q > 0 {
@@ -87,7 +88,7 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 				return out, sources
 			}
 			info := m.Workloads[k]
-			h := forecast.Running{Usage: runningUsage(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
+			h := forecast.Running{Usage: usages.of(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
 			for fr, q := range h.Usage {
 				if _, ok := uncovered[fr]; ok {
 					uncovered[fr] -= q
