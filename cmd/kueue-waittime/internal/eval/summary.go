@@ -81,6 +81,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	var pooled []ScoredSample
 	var targets []coverageSlice
+	var phases []scenarioPhases
 	for i, file := range files {
 		samples, err := readScoredCSV(file)
 		if err != nil {
@@ -100,6 +101,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 				f.ratioCell(estimator.PredictorWhitt), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 		}
 		targets = append(targets, scenarioCoverageSlices(name, levels)...)
+		phases = append(phases, scenarioPhases{name: name, coverage: coverageOverTheRun(samples)})
 	}
 	f := figures(pooled, nil, 0, 0)
 	fmt.Fprintf(w, "| **all** | | %d | | | | | %s | %s |\n", f.Scored,
@@ -123,6 +125,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 			writeRunToRun(w, section.title, fmt.Sprintf(section.intro, rerunNames(section.reruns)), targets, section.reruns)
 		}
 	}
+	writeCoverageOverTheRun(w, phases)
 	return nil
 }
 
