@@ -74,8 +74,9 @@ func scaledRefreshCPU(refresh time.Duration) int {
 //
 // With replica, a second estimator runs beside it as a replica that does
 // not schedule would (same informers and cache, no scheduler hooks, no
-// reporter), for Harness.Replica.
-func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string, replica bool) (*kueueRun, error) {
+// reporter), for Harness.Replica. With cycles, the in-process components'
+// log goes to its sink, which keeps the scheduler's cycles (see quietKlog).
+func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string, replica bool, cycles *cycleRecorder) (*kueueRun, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.WaitTimeEstimation) + "=true"); err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 			return nil, err
 		}
 	}
-	quietKlog()
+	quietKlog(cycles)
 	scores := &ScoreRecorder{}
 	var reporter estimator.MetricsReporter = scores
 	if metricsAddress != "" {
@@ -172,7 +173,7 @@ func NewCommand() *cobra.Command {
 	var outDir string
 	var poll, refresh time.Duration
 	var parallel int
-	var replica, onCluster bool
+	var replica, onCluster, recordCycles bool
 	var summarize, replay, clusterDir string
 	var seed uint64
 	cmd := &cobra.Command{
@@ -261,17 +262,24 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if onCluster {
-				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("parallel") {
-					return cli.Usagef("--replica, --refresh and --parallel go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, one manager runs, and the replicas run as the scenario's parallel says")
+				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("parallel") || set("cycles") {
+					return cli.Usagef("--replica, --refresh, --parallel and --cycles go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, one manager runs, the replicas run as the scenario's parallel says, and the scheduler logs in its pod")
 				}
 				return runClusterEval(ctx, cmd, specs, clusterDir, outDir, poll)
 			}
 			if cmd.Flags().Changed("cluster-dir") {
 				return cli.FlagError("cluster-dir", "goes with --cluster")
 			}
+			if recordCycles && outDir == "" {
+				return cli.FlagError("cycles", "writes <name>-cycles.csv into the --out directory: give one")
+			}
 			for _, spec := range specs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", spec.Name)
-				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings(), "", replica)
+				var cycles *cycleRecorder
+				if recordCycles {
+					cycles = &cycleRecorder{now: time.Now}
+				}
+				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings(), "", replica, cycles)
 				if err != nil {
 					return err
 				}
@@ -293,6 +301,11 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 						return err
 					}
 				}
+				if cycles != nil {
+					if err := writeFiles(outDir, map[string]func(io.Writer) error{spec.Name + "-cycles.csv": cycles.writeCSV}); err != nil {
+						return err
+					}
+				}
 			}
 			return nil
 		},
@@ -307,6 +320,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 	cmd.Flags().BoolVar(&onCluster, "cluster", false, "run on a local cluster (KWOK nodes, the manager deployed from the manifests) with every arrival a batch/v1 Job, scored from the manager's metrics")
 	cmd.Flags().StringVar(&clusterDir, "cluster-dir", "_output/eval-cluster", "with --cluster: directory of each scenario's cluster state and logs (DIR/<scenario>, emptied first)")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "replace every scenario's base seed (its replicas' arrivals and service times) by this one")
+	cmd.Flags().BoolVar(&recordCycles, "cycles", false, "also write <name>-cycles.csv into --out: every scheduling cycle of the in-process scheduler (when it obtained its heads, how many, how long it had waited for them), from its log")
 	cmd.Flags().BoolVar(&replica, "replica", false, "also run a second estimator as a manager replica that does not schedule, and report how the P50s it publishes agree with the scheduling one's")
 	return cmd
 }
@@ -348,14 +362,20 @@ func runClusterEval(ctx context.Context, cmd *cobra.Command, specs []*Spec, clus
 }
 
 // quietKlog keeps the in-process kube components' klog lines off the
-// terminal: the command's own output is the table.
-func quietKlog() {
+// terminal: the command's own output is the table. The controller-runtime
+// log (Kueue's) is discarded, or, with cycles, handed to its sink, which
+// keeps the scheduler's cycle lines and drops the rest.
+func quietKlog(cycles *cycleRecorder) {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
 	_ = fs.Set("logtostderr", "false")
 	_ = fs.Set("alsologtostderr", "false")
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
+	if cycles != nil {
+		ctrllog.SetLogger(logr.New(cycles.sink()))
+		return
+	}
 	ctrllog.SetLogger(logr.Discard())
 }
 
@@ -573,7 +593,7 @@ func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjus
 		metricsAddress = addr
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-	k, err := startKueue(ctx, 250*time.Millisecond, spec.priorMeanService(), nil, metricsAddress, false)
+	k, err := startKueue(ctx, 250*time.Millisecond, spec.priorMeanService(), nil, metricsAddress, false, nil)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,8 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := startKueue(ctx, 100*time.Millisecond, smoke.priorMeanService(), dra.DeviceClassMappings(), metricsAddress, true)
+	cycles := &cycleRecorder{now: time.Now}
+	k, err := startKueue(ctx, 100*time.Millisecond, smoke.priorMeanService(), dra.DeviceClassMappings(), metricsAddress, true, cycles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +77,7 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 	h := k.harness()
 	h.PollInterval = 100 * time.Millisecond
 	t.Run("smoke", func(t *testing.T) { checkSmoke(ctx, t, h, smoke) })
+	t.Run("the scheduler's cycles are recorded from its log", func(t *testing.T) { checkCyclesRecorded(t, cycles, smoke) })
 	t.Run("score on the manager's metrics agrees with the summary", func(t *testing.T) {
 		checkScoreAgreesWithSummary(ctx, t, k)
 	})
@@ -97,6 +99,24 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 	t.Run("a finish that a stale eviction erased is applied again", func(t *testing.T) {
 		checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx, t, k, smoke)
 	})
+}
+
+// checkCyclesRecorded checks that the recorder kept the scheduling cycles
+// of the smoke run: a replica's ClusterQueue admits at most one workload a
+// cycle, so each replica's admissions (all its feasible workloads, 90 %)
+// took as many cycles; it asks for half as many, each with a head,
+// numbered in order.
+func checkCyclesRecorded(t *testing.T, r *cycleRecorder, spec *Spec) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if want := spec.Workloads / 2; len(r.cycles) < want {
+		t.Fatalf("%d cycles recorded, want at least %d", len(r.cycles), want)
+	}
+	for i, c := range r.cycles {
+		if c.heads < 1 || c.wait < 0 || c.at.IsZero() || (i > 0 && c.number <= r.cycles[i-1].number) {
+			t.Fatalf("cycle %d of %d: %+v after %+v", i, len(r.cycles), c, r.cycles[max(i-1, 0)])
+		}
+	}
 }
 
 // checkSmoke runs the smoke scenario (3 seeds of 60 workloads at ρ 0.85,
