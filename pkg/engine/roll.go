@@ -78,8 +78,12 @@ type Queue struct {
 	// a ClusterQueue that reclaims by preemption.
 	Lent        capacity.Quantities
 	LentHolders []forecast.Running
-	// CyclePeriodSeconds is the scheduler's mean busy time per cycle.
+	// CyclePeriodSeconds is the scheduler's mean busy time per cycle, and
+	// CyclePeriodSample its busy times of its last cycles (see
+	// forecast.Queue); the sample is only read, and may be shared by the
+	// rolls of many ClusterQueues.
 	CyclePeriodSeconds float64
+	CyclePeriodSample  []float64
 	// Stats are the ClusterQueue's measured statistics.
 	Stats Stats
 }
@@ -184,6 +188,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		Capacity:                  forecastCapacity(q.Capacity),
 		Policy:                    q.Policy,
 		CyclePeriodSeconds:        finiteNonNegative(q.CyclePeriodSeconds),
+		CyclePeriodSample:         q.CyclePeriodSample,
 		AdmissionLatencySeconds:   finiteNonNegative(s.AdmissionLatency),
 		AdmissionLatencySample:    s.AdmissionLatencySample,
 		FirstAttemptLatencySample: s.FirstAttemptLatencySample,

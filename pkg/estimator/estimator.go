@@ -71,10 +71,10 @@ type Estimator struct {
 	// cohortReleases holds, per cohort, when a workload of one of its
 	// ClusterQueues last gave its quota back (see queueStats.lastRelease).
 	cohortReleases map[kueue.CohortReference]time.Time
-	// cycleBusy is an EMA of how long the scheduler was busy between the
-	// start of one cycle and the moment the next began waiting for heads;
-	// lastCycleStart is when the last cycle obtained its heads.
-	cycleBusy      *stats.EMA
+	// cycles holds how long the scheduler was busy between the start of
+	// each of its last cycles and the moment the next began waiting for
+	// heads; lastCycleStart is when the last cycle obtained its heads.
+	cycles         cycleWindow
 	lastCycleStart time.Time
 	// admissionLatency is the reservoir of every ClusterQueue's measured
 	// admission latencies (see queueStats.admissionLatency), at most
@@ -224,10 +224,6 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	cycleBusy, err := stats.NewEMA(cycleBusyAlpha)
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
 	e := &Estimator{
 		opts:                o,
 		snapshots:           snapshots,
@@ -237,7 +233,6 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		perQueue:            make(map[kueue.ClusterQueueReference]*queueStats),
 		specs:               make(map[kueue.ClusterQueueReference]queueSpec),
 		cohortReleases:      make(map[kueue.CohortReference]time.Time),
-		cycleBusy:           cycleBusy,
 		admissionLatency:    newSharedLatencies(o),
 		firstAttemptLatency: newSharedLatencies(o),
 		pending:             make(map[workload.Reference]trackedWorkload),
@@ -392,18 +387,14 @@ func isAboutQuota(reason string) bool {
 		reason == kueue.WorkloadQuotaReservedReasonExceedsMaxQuota
 }
 
-// cycleBusyAlpha smooths the scheduler's busy time per cycle: about the
-// last ten cycles count.
-const cycleBusyAlpha = 0.1
-
 // ObserveCycle records a scheduling cycle that began waiting for heads at
 // waitStart and obtained them at start. Kueue pops at most one head per
 // ClusterQueue per cycle, so two admissions into one ClusterQueue are at
 // least a busy cycle apart: the time from the previous cycle's start to
 // waitStart, which is the previous cycle's work plus the loop's backoff
 // (at most milliseconds), and not the time spent blocked waiting for heads.
-// That spacing, smoothed, caps the forecast's admission rate. Out-of-order
-// or zero times are ignored.
+// The busy times of the last cycles (see cycleWindow) space the forecast's
+// admissions. Out-of-order or zero times are ignored.
 func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 	if e == nil {
 		return
@@ -412,7 +403,7 @@ func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.lastCycleStart.IsZero() && !waitStart.Before(e.lastCycleStart) {
-		e.cycleBusy.Observe(waitStart.Sub(e.lastCycleStart).Seconds())
+		e.cycles.observe(waitStart.Sub(e.lastCycleStart).Seconds())
 	}
 	if start.After(e.lastCycleStart) {
 		e.lastCycleStart = start
@@ -1069,6 +1060,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		Policy:             policyOf(in.spec.strategy),
 		WithinClusterQueue: preemptionOf(in.spec.withinClusterQueue),
 		CyclePeriodSeconds: in.cyclePeriod,
+		CyclePeriodSample:  in.cycleSample,
 		Stats:              view.Stats,
 	}
 	for _, info := range cqs.Workloads {
@@ -1298,10 +1290,13 @@ func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
 // queueInputs is what a refresh of one ClusterQueue reads from the
 // estimator's guarded state, copied under the lock.
 type queueInputs struct {
-	admitted    map[workload.Reference]time.Time
-	view        statsView
-	spec        queueSpec
+	admitted map[workload.Reference]time.Time
+	view     statsView
+	spec     queueSpec
+	// cyclePeriod is the mean of cycleSample, the scheduler's last busy
+	// cycles (shared by every ClusterQueue's inputs; only read).
 	cyclePeriod float64
+	cycleSample []float64
 	// seed seeds the roll's random numbers, and the what-if forecasts' on
 	// this refresh's state (see engine.Scene).
 	seed [2]uint64
@@ -1427,7 +1422,7 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	}
 	in.view.Calibration, in.view.calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
-	in.cyclePeriod, _ = e.cycleBusy.Value()
+	in.cyclePeriod, in.cycleSample = e.cycles.sample()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
 	return in
 }

@@ -176,6 +176,19 @@ type Queue struct {
 	// ClusterQueue (Kueue admits at most one head per ClusterQueue per
 	// scheduling cycle); 0 means no cap.
 	CyclePeriodSeconds float64
+	// CyclePeriodSample, when not empty, holds the scheduler's measured
+	// busy times of its last cycles, in seconds. Each gap between two
+	// admission opportunities of the roll is then a draw, uniform from the
+	// sample and independent of the others, C ~ U{c₁, …, cₘ}, in place of
+	// CyclePeriodSeconds: a scheduler's cycles are far from equal (a cycle
+	// that writes the status of many heads it could not admit takes
+	// seconds, one that writes none milliseconds), and n admissions ahead
+	// take the sum of n cycles, whose spread and mean the sample gives and
+	// one smoothed period does not. CyclePeriodSeconds still places the
+	// first opportunity (RandomCyclePhase) and caps the extrapolated
+	// throughput; the caller passes the sample's mean there. Every value
+	// must be finite and ≥ 0.
+	CyclePeriodSample []float64
 	// AdmissionLatencySeconds is the fixed delay from "fits" to "admitted"
 	// (quota is held from the decision; service starts at admission).
 	AdmissionLatencySeconds float64
@@ -390,8 +403,9 @@ func New(opts ...Option) (*Forecaster, error) {
 // frees its quota; at every admission opportunity the policy picks the
 // first workload in order whose first fitting option fits the free quota in
 // every flavor-resource (BestEffortFIFO), or only the head (StrictFIFO);
-// admissions are at least CyclePeriodSeconds apart (the first one, with
-// RandomCyclePhase, a uniform fraction of a period from now); an admitted
+// admissions are at least CyclePeriodSeconds apart (or a draw from
+// CyclePeriodSample apart; the first one, with RandomCyclePhase, a uniform
+// fraction of CyclePeriodSeconds from now); an admitted
 // workload holds its quota from the decision, is admitted
 // AdmissionLatencySeconds later (or a draw from AdmissionLatencySample) and
 // runs a fresh draw of the service model — of the replica's own bootstrap
@@ -633,6 +647,7 @@ func validate(q Queue, r *rand.Rand) error {
 		name   string
 		values []float64
 	}{
+		{"cycle period", q.CyclePeriodSample},
 		{"admission latency", q.AdmissionLatencySample},
 		{"first-attempt latency", q.FirstAttemptLatencySample},
 		{"preemption reaction", q.PreemptionReactionSample},

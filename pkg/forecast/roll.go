@@ -36,6 +36,8 @@ type roller struct {
 	byPriority []priorityService
 	policy     Policy
 	cycle      float64
+	// cycles, when not empty, replace cycle by a draw per admission gap.
+	cycles []float64
 	// randomPhase starts each replica at a uniform point of the cycle.
 	randomPhase bool
 	latency     float64
@@ -108,6 +110,7 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		svc:     q.Service,
 		policy:  q.Policy,
 		cycle:   q.CyclePeriodSeconds,
+		cycles:  q.CyclePeriodSample,
 		latency: q.AdmissionLatencySeconds,
 		// The sample is only read.
 		latencies:    q.AdmissionLatencySample,
@@ -327,8 +330,8 @@ loop:
 					}
 					admitted++
 				}
-				if ro.cycle > 0 && t+ro.cycle > t {
-					nextAllowed = t + ro.cycle
+				if g := ro.cycleGap(); g > 0 && t+g > t {
+					nextAllowed = t + g
 				}
 				if victims > 0 || len(ro.pre.failed) > 0 {
 					ro.blocked = true
@@ -384,8 +387,8 @@ loop:
 				}
 				svc := ro.clean(ro.serviceOf(priority).Sample(ro.rng), bound)
 				ro.push(event{t: t + latency + svc, vec: v})
-				if ro.cycle > 0 && t+ro.cycle > t {
-					nextAllowed = t + ro.cycle
+				if g := ro.cycleGap(); g > 0 && t+g > t {
+					nextAllowed = t + g
 				}
 				if events++; events > ro.budget {
 					break
@@ -464,6 +467,16 @@ func arrivalBudget(classes []arrivalClass, horizon float64) int {
 // about 65k events on arrivals (with the default 48 replicas, a few
 // million in all).
 const maxArrivalBudget = 1 << 16
+
+// cycleGap is the gap from one admission opportunity to the next: a draw
+// from Queue.CyclePeriodSample when there is one, CyclePeriodSeconds
+// otherwise.
+func (ro *roller) cycleGap() float64 {
+	if n := len(ro.cycles); n > 0 {
+		return ro.cycles[ro.rng.IntN(n)]
+	}
+	return ro.cycle
+}
 
 // admissionLatency is the latency of one admission: a uniform draw from
 // the measured sample when there is one, the fixed latency otherwise.

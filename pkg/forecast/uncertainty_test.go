@@ -75,6 +75,61 @@ func TestAdmissionLatencySample(t *testing.T) {
 	}
 }
 
+// TestCyclePeriodSample: with a sample of cycles, every gap between two
+// admission opportunities is its own draw from it. Three workloads that
+// all fit, no latency, the first opportunity now: the first is admitted at
+// 0, the second at C₁, the third at C₁ + C₂.
+func TestCyclePeriodSample(t *testing.T) {
+	f := mustNew(t, WithSamples(4000))
+	cases := map[string]struct {
+		period float64
+		sample []float64
+		// wantMean and wantP90 are the three workloads' mean and P90,
+		// within tolerance seconds.
+		wantMean, wantP90 []float64
+		tolerance         float64
+	}{
+		"the period without a sample": {
+			period: 2, wantMean: []float64{0, 2, 4}, wantP90: []float64{0, 2, 4},
+		},
+		"a constant sample replaces the period": {
+			period: 2, sample: []float64{1, 1},
+			wantMean: []float64{0, 1, 2}, wantP90: []float64{0, 1, 2},
+		},
+		// C uniform on {1, 3}: the second at 1 or 3 (mean 2, P90 3), the
+		// third at 2, 4, 4 or 6 (mean 4, P90 6). One draw per replica
+		// instead of per gap would put the third at 2 or 6 alike, one
+		// smoothed period (2) at 2 and 4 with no spread.
+		"draws per gap": {
+			period: 2, sample: []float64{1, 3}, tolerance: 0.1,
+			wantMean: []float64{0, 2, 4}, wantP90: []float64{0, 3, 6},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := Queue{
+				Capacity:           cpu(1000),
+				Pending:            pendingOf(cpu(100), cpu(100), cpu(100)),
+				Service:            mustDeterministic(t, 100),
+				CyclePeriodSeconds: tc.period,
+				CyclePeriodSample:  tc.sample,
+			}
+			est := mustForecast(t, f, q, 5)
+			var mean, p90 []float64
+			for _, e := range est {
+				mean, p90 = append(mean, e.ExpectedWaitSeconds), append(p90, e.P90Seconds)
+			}
+			approx := cmpopts.EquateApprox(0, tc.tolerance)
+			if diff := cmp.Diff(tc.wantMean, mean, approx); diff != "" {
+				t.Errorf("mean waits (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantP90, p90, approx); diff != "" {
+				t.Errorf("P90s (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestFirstAttemptLatency: an untried workload that fits at the roll's
 // start is admitted L − w from now, L drawn from the first-attempt
 // latencies above its wait w, in place of the cycle's phase and the
@@ -399,6 +454,9 @@ func TestUncertaintyProperties(t *testing.T) {
 			AdmissionLatencySeconds: []float64{0, 1}[r.IntN(2)],
 			AdmissionLatencySample:  latencies,
 			PreemptedRestart:        r.IntN(2) == 0,
+		}
+		for range r.IntN(4) {
+			q.CyclePeriodSample = append(q.CyclePeriodSample, []float64{0, 0.01, 2}[r.IntN(3)]*r.Float64())
 		}
 		for range r.IntN(4) {
 			q.FirstAttemptLatencySample = append(q.FirstAttemptLatencySample, 0.5*r.Float64())
