@@ -173,7 +173,7 @@ func NewCommand() *cobra.Command {
 	var outDir string
 	var poll, refresh time.Duration
 	var parallel int
-	var replica, onCluster, recordCycles bool
+	var replica, onCluster, recordCycles, profile bool
 	var summarize, replay, clusterDir string
 	var seed uint64
 	cmd := &cobra.Command{
@@ -262,8 +262,8 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if onCluster {
-				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("parallel") || set("cycles") {
-					return cli.Usagef("--replica, --refresh, --parallel and --cycles go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, one manager runs, the replicas run as the scenario's parallel says, and the scheduler logs in its pod")
+				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("parallel") || set("cycles") || set("profile") {
+					return cli.Usagef("--replica, --refresh, --parallel, --cycles and --profile go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, one manager runs, the replicas run as the scenario's parallel says, and the scheduler logs in its pod")
 				}
 				return runClusterEval(ctx, cmd, specs, clusterDir, outDir, poll)
 			}
@@ -272,6 +272,9 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 			}
 			if recordCycles && outDir == "" {
 				return cli.FlagError("cycles", "writes <name>-cycles.csv into the --out directory: give one")
+			}
+			if profile && outDir == "" {
+				return cli.FlagError("profile", "writes <name>-cpu.pprof, <name>-block.pprof and <name>-mutex.pprof into the --out directory: give one")
 			}
 			for _, spec := range specs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)\n", spec.Name)
@@ -285,7 +288,19 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				}
 				h := k.harness()
 				h.PollInterval, h.Progress, h.Parallel = poll, cmd.ErrOrStderr(), parallel
+				var prof *runProfile
+				if profile {
+					if err := os.MkdirAll(outDir, 0o755); err != nil {
+						return errors.Join(err, k.cp.Stop())
+					}
+					if prof, err = startRunProfile(outDir, spec.Name); err != nil {
+						return errors.Join(err, k.cp.Stop())
+					}
+				}
 				report, err := h.Run(ctx, spec)
+				if prof != nil {
+					err = errors.Join(err, prof.stop())
+				}
 				if stopErr := k.cp.Stop(); err == nil {
 					err = stopErr
 				}
@@ -320,7 +335,8 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 	cmd.Flags().BoolVar(&onCluster, "cluster", false, "run on a local cluster (KWOK nodes, the manager deployed from the manifests) with every arrival a batch/v1 Job, scored from the manager's metrics")
 	cmd.Flags().StringVar(&clusterDir, "cluster-dir", "_output/eval-cluster", "with --cluster: directory of each scenario's cluster state and logs (DIR/<scenario>, emptied first)")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "replace every scenario's base seed (its replicas' arrivals and service times) by this one")
-	cmd.Flags().BoolVar(&recordCycles, "cycles", false, "also write <name>-cycles.csv into --out: every scheduling cycle of the in-process scheduler (when it obtained its heads, how many, how long it had waited for them), from its log")
+	cmd.Flags().BoolVar(&recordCycles, "cycles", false, "also write <name>-cycles.csv into --out: every scheduling cycle of the in-process scheduler (when it obtained its heads, how many, how long it had waited for them, how long its snapshot, nomination and processing took, and how many heads it put back not admitted, by status), from its log")
+	cmd.Flags().BoolVar(&profile, "profile", false, "also write <name>-cpu.pprof, <name>-block.pprof and <name>-mutex.pprof into --out: this process's CPU profile while the scenario runs (Kueue, the estimators, the harness; not kube-apiserver or etcd), where its goroutines blocked, and its contended mutexes (the last two cumulative over the scenarios of one run), for go tool pprof")
 	cmd.Flags().BoolVar(&replica, "replica", false, "also run a second estimator as a manager replica that does not schedule, and report how the P50s it publishes agree with the scheduling one's")
 	return cmd
 }

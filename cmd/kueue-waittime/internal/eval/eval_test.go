@@ -105,17 +105,25 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 // of the smoke run: a replica's ClusterQueue admits at most one workload a
 // cycle, so each replica's admissions (all its feasible workloads, 90 %)
 // took as many cycles; it asks for half as many, each with a head,
-// numbered in order.
+// numbered in order, every one but the last with its phases timed, none
+// putting back more heads than it had; and, with 10 % of the workloads
+// unfeasible, some heads put back not nominated.
 func checkCyclesRecorded(t *testing.T, r *cycleRecorder, spec *Spec) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if want := spec.Workloads / 2; len(r.cycles) < want {
 		t.Fatalf("%d cycles recorded, want at least %d", len(r.cycles), want)
 	}
+	notNominated := 0
 	for i, c := range r.cycles {
-		if c.heads < 1 || c.wait < 0 || c.at.IsZero() || (i > 0 && c.number <= r.cycles[i-1].number) {
+		if c.heads < 1 || c.wait < 0 || c.at.IsZero() || (i > 0 && c.number <= r.cycles[i-1].number) ||
+			(i < len(r.cycles)-1 && (c.phases[snapshotPhase] <= 0 || c.phases[nominationPhase] <= 0 || c.phases[processingPhase] <= 0)) || c.notNominated+c.skipped+c.requeue > c.heads {
 			t.Fatalf("cycle %d of %d: %+v after %+v", i, len(r.cycles), c, r.cycles[max(i-1, 0)])
 		}
+		notNominated += c.notNominated
+	}
+	if notNominated == 0 {
+		t.Errorf("no head put back not nominated in %d cycles, with unfeasible workloads", len(r.cycles))
 	}
 }
 
