@@ -5,8 +5,9 @@
 # split at 50 and 300 ms, with the long ones' mean and share of all the busy time.
 # From a CSV that has them (eval since the phase columns), also, for the short and
 # the long cycles: how long their snapshot, nomination and processing took as Kueue
-# logs them, the rest (putting back the heads not admitted, writing their status),
-# and how many heads they put back not nominated, skipped or otherwise.
+# logs them (processing ends after the heads not admitted are put back and their
+# status written), the rest (the loop's backoff, the logging between phases), and
+# how many heads they put back not nominated, skipped or otherwise.
 #   awk [-v from=20 -v to=120] -f hack/cycle-lengths.awk DIR/<scenario>-cycles.csv
 BEGIN { FS = ","; if (from == "") from = 20; if (to == "") to = 120 }
 NR == 1 { detail = NF >= 10; next }

@@ -31,7 +31,8 @@ const requeueMessage = "Workload re-queued"
 // each of its phases, with the phase's duration: the cache's snapshot, the
 // nomination of the heads (their flavor assignment, and the preemption
 // targets of those that need them), and the processing of the entries
-// (admitting, skipping); the heads not admitted are put back after that.
+// (admitting, skipping, then putting back those not admitted and writing
+// their status: Kueue logs the phase's end after that).
 var phaseMessages = map[string]cyclePhase{
 	"Snapshot taken":           snapshotPhase,
 	"Nomination done":          nominationPhase,
