@@ -99,8 +99,9 @@ type Estimator struct {
 	// one-second resolution; these have the clock's, which matters for
 	// short waits and service times. Entries are removed at admission,
 	// finish and deletion, so they are bounded by the pending and running
-	// workloads.
-	pending map[workload.Reference]trackedWorkload
+	// workloads. pending is kept by namespace and name (trackedWorkloads:
+	// about 70 bytes a workload at a million, half a Go map's).
+	pending trackedWorkloads
 	// unledgered holds the keys of pending whose line has no estimate yet
 	// (see ledgerWriter), or a part of them: a refresh takes them out as
 	// it rolls (ledgerWriter.takeUnledgeredLocked) and puts back those it
@@ -240,7 +241,6 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		cycleBusy:           cycleBusy,
 		admissionLatency:    newSharedLatencies(o),
 		firstAttemptLatency: newSharedLatencies(o),
-		pending:             make(map[workload.Reference]trackedWorkload),
 		unledgered:          make(map[workload.Reference]struct{}),
 		admittedAt:          make(map[workload.Reference]eventTime),
 		evictedAt:           make(map[workload.Reference]eventTime),
@@ -514,7 +514,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)
-	p := e.pending[key]
+	p, _ := e.pending.get(nameFromReference(key))
 	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
 		since = at
 	}
@@ -799,7 +799,7 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			kept[key] = a
 			continue
 		}
-		_, stillPending := e.pending[key]
+		_, stillPending := e.pending.get(nameFromReference(key))
 		_, isPublished := recomputed[a.clusterQueue].position(nameFromReference(key))
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
@@ -1405,7 +1405,7 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	ledger.takeUnledgeredLocked()
 	for i := range untried {
 		c := &untried[i]
-		p, ok := e.pending[names[c.index].reference()]
+		p, ok := e.pending.get(names[c.index])
 		if !ok || !p.untried() {
 			continue
 		}

@@ -162,7 +162,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, ok := e.pending[key]
+	p, ok := e.pending.get(nameFromReference(key))
 	_, admitted := e.admittedAt[key]
 	switch {
 	case known:
@@ -191,7 +191,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
 	key := workload.Key(wl)
-	arrival := parkedArrival{localQueue: utilqueue.KeyFromWorkload(wl), created: wl.CreationTimestamp.Time, at: now, priority: priorityOf(wl)}
+	arrival := parkedArrival{name: nameOf(wl), localQueue: utilqueue.KeyFromWorkload(wl), created: wl.CreationTimestamp.Time, at: now, priority: priorityOf(wl)}
 	cq, ok := e.queues.ClusterQueueFromLocalQueue(arrival.localQueue)
 	if !ok {
 		e.park(key, arrival)
@@ -201,8 +201,10 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 }
 
 // parkedArrival is a workload's arrival as onWorkloadAdd saw it: its
-// LocalQueue, its creation timestamp, when the event came, its priority.
+// name (the object's strings), its LocalQueue, its creation timestamp,
+// when the event came, its priority.
 type parkedArrival struct {
+	name       workloadName
 	localQueue utilqueue.LocalQueueReference
 	created    time.Time
 	at         time.Time
@@ -212,7 +214,7 @@ type parkedArrival struct {
 // recordArrival records that workload key arrived in cq as a says. Under
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
-	e.trackPending(key, arrivalOffset(a.created, a.at))
+	e.trackPending(key, a.name, arrivalOffset(a.created, a.at))
 	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
 	e.statsFor(cq).observeArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
@@ -351,7 +353,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
-			e.trackPending(key, arrivalOffset(created, now)|triedBit)
+			e.trackPending(key, nameOf(newWl), arrivalOffset(created, now)|triedBit)
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
@@ -429,9 +431,8 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 func (e *Estimator) markTried(key workload.Reference) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if p, ok := e.pending[key]; ok && p.untried() {
+	if p := e.pending.find(nameFromReference(key)); p != nil {
 		p.arrived |= triedBit
-		e.pending[key] = p
 	}
 }
 
@@ -649,8 +650,8 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		qs.waits.Seed(s.waits)
 	}
 	for _, key := range pendingKeys {
-		if _, ok := e.pending[key]; !ok {
-			e.trackPending(key, 0)
+		if _, ok := e.pending.get(nameFromReference(key)); !ok {
+			e.trackPending(key, nameFromReference(key), 0)
 		}
 	}
 	e.replayEarlyEvents(listed)

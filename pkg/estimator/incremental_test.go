@@ -218,7 +218,7 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 		}
 	}
 	e.mu.Lock()
-	firstLine := e.pending[workload.Key(arrived)].stamp
+	firstLine := trackedOf(e, workload.Key(arrived)).stamp
 	e.mu.Unlock()
 	if firstLine == nil || !firstLine.at.time().Equal(env.clock.Now()) {
 		t.Fatalf("the arrival's first estimate is not in the ledger: %+v", firstLine)
@@ -263,7 +263,7 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 		t.Errorf("after the maximum staleness, the same parts (-want +got):\n%s", diff)
 	}
 	e.mu.Lock()
-	line := e.pending[workload.Key(arrived)].stamp
+	line := trackedOf(e, workload.Key(arrived)).stamp
 	e.mu.Unlock()
 	if line != firstLine {
 		t.Errorf("the ledger's line of the arrival was replaced by a later estimate")
@@ -401,7 +401,7 @@ func allEstimates(r *Results) map[workload.Reference]WorkloadEstimate {
 		if q == nil {
 			continue
 		}
-		for name := range q.names() {
+		for name := range q.allNames() {
 			key := name.reference()
 			out[key], _ = q.estimate(key)
 		}

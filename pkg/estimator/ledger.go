@@ -221,17 +221,19 @@ func remaining(s float64) Prediction {
 // estimator's lock, which the scheduler's hooks take too.
 const ledgerBatch = 256
 
-// trackPending registers key as pending since the arrival offset arrived
-// (see trackedWorkload.arrived), with no ledger line yet. Under e.mu.
-func (e *Estimator) trackPending(key workload.Reference, arrived uint32) {
-	e.pending[key] = trackedWorkload{arrived: arrived}
+// trackPending registers key, named name, as pending since the arrival
+// offset arrived (see trackedWorkload.arrived), with no ledger line yet.
+// The tracked entry keeps name's strings: the Workload object's own, where
+// the caller has it. Under e.mu.
+func (e *Estimator) trackPending(key workload.Reference, name workloadName, arrived uint32) {
+	e.pending.set(name, trackedWorkload{arrived: arrived})
 	e.unledgered[key] = struct{}{}
 }
 
 // forgetPending forgets the pending workload key (admitted or deleted).
 // Under e.mu.
 func (e *Estimator) forgetPending(key workload.Reference) {
-	delete(e.pending, key)
+	e.pending.remove(nameFromReference(key))
 	delete(e.unledgered, key)
 }
 
@@ -308,17 +310,16 @@ func (w *ledgerWriter) flush() {
 	}
 	defer w.e.lockForRefresh().unlock()
 	for i := range w.n {
-		key := w.names[i].reference()
-		p, ok := w.e.pending[key]
-		if ok && p.stamp == nil {
+		if p := w.e.pending.find(w.names[i]); p != nil && p.stamp == nil {
 			line := w.lines[i]
 			line.arrived = p.arrived
-			w.e.pending[key] = line
+			*p = line
 		}
 		// Stamped now, earlier or gone: it needs nothing more. A
 		// preemption that requeues it later registers it again.
-		delete(w.wanted, key)
-		delete(w.e.unledgered, key)
+		w.buf = w.names[i].appendReference(w.buf[:0])
+		delete(w.wanted, workload.Reference(w.buf))
+		delete(w.e.unledgered, workload.Reference(w.buf))
 	}
 	clear(w.names[:w.n])
 	w.n = 0
@@ -345,7 +346,7 @@ func (w *ledgerWriter) restore() {
 func (w *ledgerWriter) restoreLocked(keys []workload.Reference) {
 	defer w.e.lockForRefresh().unlock()
 	for _, key := range keys {
-		if p, ok := w.e.pending[key]; ok && p.stamp == nil {
+		if p, ok := w.e.pending.get(nameFromReference(key)); ok && p.stamp == nil {
 			w.e.unledgered[key] = struct{}{}
 		}
 	}

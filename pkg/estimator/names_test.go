@@ -64,11 +64,11 @@ func TestResultsFindEachWorkloadOfANameInSeveralNamespaces(t *testing.T) {
 		}
 	}
 	var names []workloadName
-	for name := range q.names() {
+	for name := range q.allNames() {
 		names = append(names, name)
 	}
 	less := func(a, b workloadName) bool { return a.reference() < b.reference() }
 	if diff := cmp.Diff(added, names, cmp.AllowUnexported(workloadName{}), cmpopts.SortSlices(less)); diff != "" {
-		t.Errorf("names() (-want,+got):\n%s", diff)
+		t.Errorf("allNames() (-want,+got):\n%s", diff)
 	}
 }

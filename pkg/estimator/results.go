@@ -150,18 +150,15 @@ type queueResults struct {
 	// builds such parts).
 	hasModel  bool
 	estimates []storedEstimate
-	// positions says where each pending workload's estimate is in
-	// estimates, by the workload's name: a map to a position plus a slice
-	// of exactly the right length keeps less per workload than a map of
-	// whole estimates, and a part of its own, reused with the part, is what
-	// a refresh that recomputes a few ClusterQueues leaves alone (a map of
-	// every pending workload would be copied whole). Keyed by the
-	// object's own name string, the map holds no string built for it; the
-	// namespace is checked by namespaceOf. A name pending in more than one
-	// namespace of the ClusterQueue maps to -1, and each of its workloads
-	// is in ambiguous.
-	positions map[string]int32
-	ambiguous map[workloadName]int32
+	// index finds each pending workload's estimate in estimates by the
+	// workload's namespace and name: a table of positions of its own
+	// (see positionTable), reused with the part, is what a refresh that
+	// recomputes a few ClusterQueues leaves alone (an index of every
+	// pending workload would be copied whole). names holds, by position,
+	// the workload's name, the object's own string: the index holds no
+	// string built for it.
+	index positionTable
+	names []string
 	// namespaceOf holds, by position, the index of the workload's
 	// namespace in namespaces (a ClusterQueue's pending workloads come
 	// from few namespaces); namespaceIndex finds it while adding.
@@ -189,20 +186,27 @@ type queueResults struct {
 
 // newQueueResults returns an empty part for about n pending workloads.
 func newQueueResults(n int) *queueResults {
-	return &queueResults{estimates: make([]storedEstimate, 0, n), positions: make(map[string]int32, n),
-		namespaceOf: make([]uint32, 0, n), namespaceIndex: map[string]uint32{}}
+	q := &queueResults{namespaceIndex: map[string]uint32{}}
+	q.size(n)
+	return q
 }
 
 // reserve makes room in an empty part for n pending workloads: sized by
-// the last refresh's count instead, a map of 10⁵ positions would be built
-// twice over whenever one more workload arrived.
+// the last refresh's count instead, the index of 10⁵ positions would be
+// built twice over whenever one more workload arrived.
 func (q *queueResults) reserve(n int) {
 	if len(q.estimates) > 0 || cap(q.estimates) >= n {
 		return
 	}
+	q.size(n)
+}
+
+// size allocates an empty part's slices and index for n workloads.
+func (q *queueResults) size(n int) {
 	q.estimates = make([]storedEstimate, 0, n)
-	q.positions = make(map[string]int32, n)
+	q.names = make([]string, 0, n)
 	q.namespaceOf = make([]uint32, 0, n)
+	q.index.reset(n)
 }
 
 // add records the estimate of a pending workload (each key once) at the
@@ -216,18 +220,8 @@ func (q *queueResults) add(name workloadName, e storedEstimate, reason string) {
 		q.namespaceIndex[name.namespace] = ns
 	}
 	q.namespaceOf = append(q.namespaceOf, ns)
-	if j, taken := q.positions[name.name]; !taken {
-		q.positions[name.name] = i
-	} else {
-		if q.ambiguous == nil {
-			q.ambiguous = make(map[workloadName]int32)
-		}
-		if j >= 0 {
-			q.ambiguous[q.nameAt(name.name, j)] = j
-			q.positions[name.name] = -1
-		}
-		q.ambiguous[name] = i
-	}
+	q.names = append(q.names, name.name)
+	insertPosition(&q.index, q, i)
 	q.estimates = append(q.estimates, e)
 	if e.hasWait && !e.unfeasible && e.stamp != nil {
 		if due := e.stamp.at.Add(e.p50.duration()); q.firstDue.IsZero() || due.Before(q.firstDue) {
@@ -256,34 +250,21 @@ func (q *queueResults) estimate(key workload.Reference) (WorkloadEstimate, bool)
 
 // position returns where the estimate of the workload named name is.
 func (q *queueResults) position(name workloadName) (int32, bool) {
-	i, ok := q.positions[name.name]
-	switch {
-	case !ok:
-		return 0, false
-	case i < 0:
-		i, ok = q.ambiguous[name]
-		return i, ok
-	case q.namespaces[q.namespaceOf[i]] != name.namespace:
-		return 0, false
-	}
-	return i, true
+	i, _, ok := findPosition(&q.index, q, name)
+	return i, ok
 }
 
-// nameAt is the name of the workload at position i, whose name is name.
-func (q *queueResults) nameAt(name string, i int32) workloadName {
-	return workloadName{q.namespaces[q.namespaceOf[i]], name}
+// nameAt is the name of the workload at position i.
+func (q *queueResults) nameAt(i int32) workloadName {
+	return workloadName{q.namespaces[q.namespaceOf[i]], q.names[i]}
 }
 
-// names yields the name of every workload the part holds an estimate of.
-func (q *queueResults) names() iter.Seq[workloadName] {
+// allNames yields the name of every workload the part holds an estimate of,
+// in the order they were added.
+func (q *queueResults) allNames() iter.Seq[workloadName] {
 	return func(yield func(workloadName) bool) {
-		for name, i := range q.positions {
-			if i >= 0 && !yield(q.nameAt(name, i)) {
-				return
-			}
-		}
-		for name := range q.ambiguous {
-			if !yield(name) {
+		for i := range q.names {
+			if !yield(q.nameAt(int32(i))) {
 				return
 			}
 		}
