@@ -7,7 +7,8 @@
 # the long cycles: how long their snapshot, nomination and processing took as Kueue
 # logs them (processing ends after the heads not admitted are put back and their
 # status written), the rest (the loop's backoff, the logging between phases), and
-# how many heads they put back not nominated, skipped or otherwise.
+# how many heads they put back not nominated, skipped or otherwise; and over all the
+# cycles, the share of the heads put back not nominated and skipped.
 #   awk [-v from=20 -v to=120] -f hack/cycle-lengths.awk DIR/<scenario>-cycles.csv
 BEGIN { FS = ","; if (from == "") from = 20; if (to == "") to = 120 }
 NR == 1 { detail = NF >= 10; next }
@@ -34,4 +35,6 @@ END {
     printf "  %s cycles: busy %.3f s: snapshot %.3f, nomination %.3f, processing %.3f, the rest %.3f; put back %.1f not nominated, %.1f skipped, %.1f otherwise\n", \
       k, busy[k] / c, snap[k] / c, nom[k] / c, proc[k] / c, (busy[k] - snap[k] - nom[k] - proc[k]) / c, nn[k] / c, sk[k] / c, ot[k] / c
   }
+  printf "  all cycles: %.3f of the heads put back not nominated, %.3f skipped\n", \
+    (nn["short"] + nn["mid"] + nn["long"]) / heads, (sk["short"] + sk["mid"] + sk["long"]) / heads
 }

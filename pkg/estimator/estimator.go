@@ -100,7 +100,7 @@ type Estimator struct {
 	// short waits and service times. Entries are removed at admission,
 	// finish and deletion, so they are bounded by the pending and running
 	// workloads. pending is kept by namespace and name (trackedWorkloads:
-	// about 70 bytes a workload at a million, half a Go map's).
+	// a 56-byte entry per workload and its share of a table of positions).
 	pending trackedWorkloads
 	// unledgered holds the keys of pending whose line has no estimate yet
 	// (see ledgerWriter), or a part of them: a refresh takes them out as
