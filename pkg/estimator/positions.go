@@ -179,12 +179,10 @@ func (t *trackedWorkloads) len() int { return t.n }
 
 // get returns what is tracked of name.
 func (t *trackedWorkloads) get(name workloadName) (trackedWorkload, bool) {
-	s := t.shard(name)
-	i, _, ok := findPosition(&s.index, s, name)
-	if !ok {
-		return trackedWorkload{}, false
+	if p := t.find(name); p != nil {
+		return *p, true
 	}
-	return s.entries[i].trackedWorkload, true
+	return trackedWorkload{}, false
 }
 
 // find returns what is tracked of name, to change in place, or nil. The
