@@ -40,9 +40,13 @@ func WriteDirSummary(dir string) error {
 		return err
 	}
 	seeds := map[string]uint64{}
+	services := map[string]meanServices{}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
 		if seeds[name], err = reportSeed(dir, name); err != nil {
+			return err
+		}
+		if services[name], err = reportMeanServices(dir, name); err != nil {
 			return err
 		}
 	}
@@ -50,7 +54,7 @@ func WriteDirSummary(dir string) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(writeSummary(f, files, reruns, seeds), f.Close())
+	return errors.Join(writeSummary(f, files, reruns, seeds, services), f.Close())
 }
 
 // scoredCSVs returns the per-workload CSVs of dir in name order, or an
@@ -71,7 +75,7 @@ func scoredCSVs(dir string) ([]string, error) {
 // their scenarios; seeds holds the base seed each scenario's file was run
 // with, which tells the reruns that repeated its arrivals from those that
 // drew others.
-func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]uint64) error {
+func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]uint64, services map[string]meanServices) error {
 	fmt.Fprintln(w, "### Summary of every scenario")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Written by `kueue-waittime eval --summarize DIR` (run by `make eval`) from the per-workload CSVs beside it.")
@@ -82,6 +86,8 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 	var pooled []ScoredSample
 	var targets []coverageSlice
 	var phases []scenarioPhases
+	var longWaits []longWaitRow
+	var priorityBias []priorityBiasRow
 	for i, file := range files {
 		samples, err := readScoredCSV(file)
 		if err != nil {
@@ -101,6 +107,8 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 				f.ratioCell(estimator.PredictorWhitt), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 		}
 		targets = append(targets, scenarioCoverageSlices(name, levels)...)
+		longWaits = append(longWaits, longWaitRows(name, levels, services[name])...)
+		priorityBias = append(priorityBias, priorityBiasRows(name, levels)...)
 		phases = append(phases, scenarioPhases{name: name, coverage: coverageOverTheRun(samples)})
 	}
 	f := figures(pooled, nil, 0, 0)
@@ -126,6 +134,8 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 		}
 	}
 	writeCoverageOverTheRun(w, phases)
+	writeLongWaits(w, longWaits)
+	writePriorityBias(w, priorityBias)
 	return nil
 }
 

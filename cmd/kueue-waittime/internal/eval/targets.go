@@ -1,0 +1,206 @@
+package eval
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
+)
+
+// The summary's sections on the two accuracy targets of issue 12 that are
+// not coverage: the relative error of long waits in transient overload and
+// the bias of each priority class.
+
+// Target ρ of the levels the transient-overload target covers.
+const overloadLow, overloadHigh = 1.1, 1.3
+
+// minBiasSlice is the fewest scored workloads a priority class of a level
+// needs for its bias row (as the coverage targets count slices).
+const minBiasSlice = 50
+
+// meanServices are a scenario's mean service times, seconds, by level and
+// ClusterQueue, as its report gives them (each ClusterQueue's figures
+// count relative errors from half its mean service).
+type meanServices map[float64]map[string]float64
+
+// reportMeanServices reads a scenario's mean services from its report
+// (<scenario>.json beside its CSV).
+func reportMeanServices(dir, scenario string) (meanServices, error) {
+	path := filepath.Join(dir, scenario+".json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("the mean services of %s: %w", scenario, err)
+	}
+	var report struct {
+		Levels []struct {
+			Target float64 `json:"targetUtilization"`
+			Queues []struct {
+				Name       string `json:"name"`
+				Predictors map[string]struct {
+					RelativeFloorS float64 `json:"relativeFloorSeconds"`
+				} `json:"predictors"`
+			} `json:"queues"`
+		} `json:"levels"`
+	}
+	if err := json.Unmarshal(data, &report); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := meanServices{}
+	for _, l := range report.Levels {
+		level := roundLevel(l.Target)
+		for _, q := range l.Queues {
+			if pr, ok := q.Predictors[string(estimator.PredictorForecast)]; ok && pr.RelativeFloorS > 0 {
+				if out[level] == nil {
+					out[level] = map[string]float64{}
+				}
+				out[level][q.Name] = 2 * pr.RelativeFloorS
+			}
+		}
+	}
+	return out, nil
+}
+
+// roundLevel is a level as the CSV writes it (two decimals), so that the
+// report's and the CSV's levels compare equal.
+func roundLevel(l float64) float64 { return math.Round(l*100) / 100 }
+
+// longWaitRow is one overload level's relative errors over the remaining
+// waits of at least twice their ClusterQueue's mean service.
+type longWaitRow struct {
+	scenario string
+	level    float64
+	scored   int // workloads of the level whose ClusterQueue's mean service is known
+	long     int // of them, remaining waits ≥ 2 E[S]
+	relative map[estimator.Predictor]*float64
+}
+
+// longWaitRows are a scenario's rows for its levels of target ρ 1.1–1.3.
+func longWaitRows(scenario string, levels map[float64][]ScoredSample, services meanServices) []longWaitRow {
+	var rows []longWaitRow
+	for _, level := range slices.Sorted(maps.Keys(levels)) {
+		if level < overloadLow-1e-9 || level > overloadHigh+1e-9 {
+			continue
+		}
+		row := longWaitRow{scenario: scenario, level: level, relative: map[estimator.Predictor]*float64{}}
+		sums := map[estimator.Predictor]float64{}
+		counts := map[estimator.Predictor]int{}
+		for _, s := range levels[level] {
+			es, ok := services[roundLevel(level)][s.Queue]
+			if !ok {
+				continue
+			}
+			row.scored++
+			actual := s.Score.Actual.Seconds()
+			if actual < 2*es {
+				continue
+			}
+			row.long++
+			for _, p := range estimator.Predictors {
+				if pred := s.Score.Prediction(p); pred.OK {
+					sums[p] += math.Abs(pred.Wait.Seconds()-actual) / actual
+					counts[p]++
+				}
+			}
+		}
+		for p, n := range counts {
+			row.relative[p] = ptr(sums[p] / float64(n))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func writeLongWaits(w io.Writer, rows []longWaitRow) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Long waits in transient overload")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Levels of target ρ %.1f–%.1f: the mean relative error |predicted − remaining| / remaining over the scored workloads "+
+		"whose remaining wait was at least twice their ClusterQueue's mean service (2 E[S], from the scenario's report), "+
+		"each predictor over the same workloads (a predictor without an answer for some: over the others).\n", overloadLow, overloadHigh)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | level | scored | remaining ≥ 2 E[S] | forecast | EMA | paper | Whitt |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		cell := func(p estimator.Predictor) string {
+			if v := r.relative[p]; v != nil {
+				return fmt.Sprintf("%.2f", *v)
+			}
+			return "—"
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %d | %d | %s | %s | %s | %s |\n", r.scenario, r.level, r.scored, r.long,
+			cell(estimator.PredictorForecast), cell(estimator.PredictorEMA), cell(estimator.PredictorPaper), cell(estimator.PredictorWhitt))
+	}
+}
+
+// priorityBiasRow is the forecast's bias on one priority class of a level.
+type priorityBiasRow struct {
+	scenario, class string
+	level           float64
+	summary         accuracy.Summary
+}
+
+// priorityBiasRows are a scenario's rows for the priority classes of each
+// level with at least minBiasSlice scored workloads (none for a scenario
+// with one class or none).
+func priorityBiasRows(scenario string, levels map[float64][]ScoredSample) []priorityBiasRow {
+	var rows []priorityBiasRow
+	for level, samples := range levels {
+		byClass := map[string][]accuracy.Sample{}
+		for _, s := range samples {
+			if s.Score.Forecast.OK {
+				byClass[s.PriorityClass] = append(byClass[s.PriorityClass],
+					accuracy.Sample{Predicted: s.Score.Forecast.Wait.Seconds(), Actual: s.Score.Actual.Seconds(), Batch: s.Batch})
+			}
+		}
+		if len(byClass) < 2 {
+			continue
+		}
+		for class, set := range byClass {
+			if class == "" || len(set) < minBiasSlice {
+				continue
+			}
+			rows = append(rows, priorityBiasRow{scenario: scenario, class: class, level: level, summary: accuracy.Summarize(set, 0)})
+		}
+	}
+	slices.SortFunc(rows, func(a, b priorityBiasRow) int {
+		return cmp.Or(cmp.Compare(a.level, b.level), cmp.Compare(a.class, b.class))
+	})
+	return rows
+}
+
+func writePriorityBias(w io.Writer, rows []priorityBiasRow) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Bias by priority class")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Each priority class of a level with at least %d scored workloads: the forecast's mean error (predicted − remaining, "+
+		"seconds, batch-means 95%%), and that bias over the class's mean remaining wait.\n", minBiasSlice)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | level | priority class | scored | remaining (s) | bias (s) | bias ÷ remaining |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		s := r.summary
+		bias := fmt.Sprintf("%+.3f", s.Bias)
+		if ci := interval(s.BiasInterval); ci != nil {
+			bias += fmt.Sprintf(" [%+.3f, %+.3f]", ci[0], ci[1])
+		}
+		share := "—"
+		if s.MeanActual > 0 {
+			share = fmt.Sprintf("%+.0f %%", 100*s.Bias/s.MeanActual)
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %s | %d | %.2f | %s | %s |\n", r.scenario, r.level, r.class, s.N, s.MeanActual, bias, share)
+	}
+}

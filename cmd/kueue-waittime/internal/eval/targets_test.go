@@ -1,0 +1,132 @@
+package eval
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
+)
+
+// scoredAt is a scored workload of queue at level that waited actual
+// seconds from its first estimate, when the forecast said forecast and the
+// EMA ema (negative: no answer).
+func scoredAt(level float64, queue, class string, actual, forecast, ema float64) ScoredSample {
+	secs := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	return ScoredSample{Level: level, Queue: queue, PriorityClass: class, Score: estimator.Score{
+		Actual:   secs(actual),
+		Forecast: estimator.Prediction{Wait: secs(forecast), OK: forecast >= 0},
+		EMA:      estimator.Prediction{Wait: secs(ema), OK: ema >= 0},
+	}}
+}
+
+func TestLongWaitRowsCountOnlyOverloadLevelsAndWaitsOfTwoMeanServices(t *testing.T) {
+	services := meanServices{1.1: {"a": 2, "b": 4}, 0.9: {"a": 2}}
+	type row struct {
+		Level         float64
+		Scored, Long  int
+		Forecast, EMA *float64
+	}
+	cases := map[string]struct {
+		levels map[float64][]ScoredSample
+		want   []row
+	}{
+		"a level below 1.1 has no row": {
+			levels: map[float64][]ScoredSample{0.9: {scoredAt(0.9, "a", "", 10, 10, 10)}},
+		},
+		"each queue's own 2 E[S]; a queue without a mean service is left out": {
+			levels: map[float64][]ScoredSample{1.1: {
+				scoredAt(1.1, "a", "", 4, 5, 2),   // a: 2 E[S] = 4, counted: 0.25 and 0.5
+				scoredAt(1.1, "a", "", 3.9, 0, 0), // below a's 4
+				scoredAt(1.1, "b", "", 7, 0, 0),   // below b's 8
+				scoredAt(1.1, "b", "", 10, 5, -1), // b, counted: 0.5; no EMA
+				scoredAt(1.1, "c", "", 100, 0, 0), // no mean service
+			}},
+			want: []row{{Level: 1.1, Scored: 4, Long: 2, Forecast: ptr(0.375), EMA: ptr(0.5)}},
+		},
+		"no long wait: a row with no errors": {
+			levels: map[float64][]ScoredSample{1.1: {scoredAt(1.1, "a", "", 1, 1, 1)}},
+			want:   []row{{Level: 1.1, Scored: 1}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []row
+			for _, r := range longWaitRows("s", tc.levels, services) {
+				got = append(got, row{Level: r.level, Scored: r.scored, Long: r.long,
+					Forecast: r.relative[estimator.PredictorForecast], EMA: r.relative[estimator.PredictorEMA]})
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("rows (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPriorityBiasRowsNeedTwoClassesAndFiftyScores(t *testing.T) {
+	repeat := func(n int, s ScoredSample) []ScoredSample {
+		out := make([]ScoredSample, n)
+		for i := range out {
+			out[i] = s
+			out[i].Batch = i % 5
+		}
+		return out
+	}
+	type row struct {
+		Class           string
+		N               int
+		Bias, Remaining float64
+	}
+	cases := map[string]struct {
+		samples []ScoredSample
+		want    []row
+	}{
+		"one class: no rows": {
+			samples: repeat(60, scoredAt(0.8, "q", "low", 2, 3, 0)),
+		},
+		"two classes, one with fewer than 50": {
+			samples: append(repeat(60, scoredAt(0.8, "q", "low", 2, 2.5, 0)), repeat(49, scoredAt(0.8, "q", "high", 1, 1, 0))...),
+			want:    []row{{Class: "low", N: 60, Bias: 0.5, Remaining: 2}},
+		},
+		"both classes; workloads without a forecast are left out": {
+			samples: append(append(repeat(50, scoredAt(0.8, "q", "low", 4, 3, 0)), repeat(50, scoredAt(0.8, "q", "high", 1, 1.5, 0))...),
+				repeat(10, scoredAt(0.8, "q", "high", 1, -1, 0))...),
+			want: []row{{Class: "high", N: 50, Bias: 0.5, Remaining: 1}, {Class: "low", N: 50, Bias: -1, Remaining: 4}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []row
+			for _, r := range priorityBiasRows("s", samplesByLevel(tc.samples)) {
+				got = append(got, row{Class: r.class, N: r.summary.N, Bias: r.summary.Bias, Remaining: r.summary.MeanActual})
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("rows (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReportMeanServicesAreTwiceEachQueuesRelativeFloor(t *testing.T) {
+	dir := t.TempDir()
+	report := `{"levels": [{"targetUtilization": 1.2, "queues": [
+		{"name": "a", "predictors": {"forecast": {"relativeFloorSeconds": 0.75}}},
+		{"name": "b", "predictors": {"ema": {"relativeFloorSeconds": 1}}}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := reportMeanServices(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(meanServices{1.2: {"a": 1.5}}, got); diff != "" {
+		t.Errorf("mean services (-want,+got):\n%s", diff)
+	}
+	if _, err := reportMeanServices(dir, "missing"); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("a missing report: err %v, want one naming it", err)
+	}
+}
