@@ -40,13 +40,13 @@ func WriteDirSummary(dir string) error {
 		return err
 	}
 	seeds := map[string]uint64{}
-	services := map[string]meanServices{}
+	queues := map[string]reportedQueues{}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), csvSuffix)
 		if seeds[name], err = reportSeed(dir, name); err != nil {
 			return err
 		}
-		if services[name], err = reportMeanServices(dir, name); err != nil {
+		if queues[name], err = reportQueues(dir, name); err != nil {
 			return err
 		}
 	}
@@ -54,7 +54,7 @@ func WriteDirSummary(dir string) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(writeSummary(f, files, reruns, seeds, services), f.Close())
+	return errors.Join(writeSummary(f, files, reruns, seeds, queues), f.Close())
 }
 
 // scoredCSVs returns the per-workload CSVs of dir in name order, or an
@@ -75,7 +75,7 @@ func scoredCSVs(dir string) ([]string, error) {
 // their scenarios; seeds holds the base seed each scenario's file was run
 // with, which tells the reruns that repeated its arrivals from those that
 // drew others.
-func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]uint64, services map[string]meanServices) error {
+func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]uint64, queues map[string]reportedQueues) error {
 	fmt.Fprintln(w, "### Summary of every scenario")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Written by `kueue-waittime eval --summarize DIR` (run by `make eval`) from the per-workload CSVs beside it.")
@@ -86,6 +86,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 	var pooled []ScoredSample
 	var targets []coverageSlice
 	var phases []scenarioPhases
+	var ratios []ratioRow
 	var longWaits []longWaitRow
 	var priorityBias []priorityBiasRow
 	for i, file := range files {
@@ -107,7 +108,8 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 				f.ratioCell(estimator.PredictorWhitt), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 		}
 		targets = append(targets, scenarioCoverageSlices(name, levels)...)
-		longWaits = append(longWaits, longWaitRows(name, levels, services[name])...)
+		ratios = append(ratios, ratioRows(name, levels, queues[name])...)
+		longWaits = append(longWaits, longWaitRows(name, levels, queues[name])...)
 		priorityBias = append(priorityBias, priorityBiasRows(name, levels)...)
 		phases = append(phases, scenarioPhases{name: name, coverage: coverageOverTheRun(samples)})
 	}
@@ -134,6 +136,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 		}
 	}
 	writeCoverageOverTheRun(w, phases)
+	writeRatios(w, ratios)
 	writeLongWaits(w, longWaits)
 	writePriorityBias(w, priorityBias)
 	return nil

@@ -25,7 +25,7 @@ func scoredAt(level float64, queue, class string, actual, forecast, ema float64)
 }
 
 func TestLongWaitRowsCountOnlyOverloadLevelsAndWaitsOfTwoMeanServices(t *testing.T) {
-	services := meanServices{1.1: {"a": 2, "b": 4}, 0.9: {"a": 2}}
+	queues := reportedQueues{1.1: {"a": {meanService: 2}, "b": {meanService: 4}, "c": {target: 1.1}}, 0.9: {"a": {meanService: 2}}}
 	type row struct {
 		Level         float64
 		Scored, Long  int
@@ -56,7 +56,7 @@ func TestLongWaitRowsCountOnlyOverloadLevelsAndWaitsOfTwoMeanServices(t *testing
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []row
-			for _, r := range longWaitRows("s", tc.levels, services) {
+			for _, r := range longWaitRows("s", tc.levels, queues) {
 				got = append(got, row{Level: r.level, Scored: r.scored, Long: r.long,
 					Forecast: r.relative[estimator.PredictorForecast], EMA: r.relative[estimator.PredictorEMA]})
 			}
@@ -111,22 +111,81 @@ func TestPriorityBiasRowsNeedTwoClassesAndFiftyScores(t *testing.T) {
 	}
 }
 
-func TestReportMeanServicesAreTwiceEachQueuesRelativeFloor(t *testing.T) {
+func TestReportQueuesReadMeanServiceAndTarget(t *testing.T) {
 	dir := t.TempDir()
 	report := `{"levels": [{"targetUtilization": 1.2, "queues": [
-		{"name": "a", "predictors": {"forecast": {"relativeFloorSeconds": 0.75}}},
-		{"name": "b", "predictors": {"ema": {"relativeFloorSeconds": 1}}}]}]}`
+		{"name": "a", "targetUtilization": 1.2, "predictors": {"forecast": {"relativeFloorSeconds": 0.75}}},
+		{"name": "b", "targetUtilization": 0.05, "predictors": {"ema": {"relativeFloorSeconds": 1}}}]}]}`
 	if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(report), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := reportMeanServices(dir, "s")
+	got, err := reportQueues(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(meanServices{1.2: {"a": 1.5}}, got); diff != "" {
-		t.Errorf("mean services (-want,+got):\n%s", diff)
+	want := reportedQueues{1.2: {"a": {meanService: 1.5, target: 1.2}, "b": {target: 0.05}}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(queueFacts{})); diff != "" {
+		t.Errorf("ClusterQueues (-want,+got):\n%s", diff)
 	}
-	if _, err := reportMeanServices(dir, "missing"); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := reportQueues(dir, "missing"); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("a missing report: err %v, want one naming it", err)
+	}
+}
+
+func TestRatioRowsJudgeEachBusyClusterQueueAgainstItsBounds(t *testing.T) {
+	// Ten batches of five workloads per ClusterQueue; the forecast is off by
+	// forecastErr, the EMA by emaErr, the paper formula by 10 s.
+	queue := func(level float64, name string, n int, forecastErr, emaErr float64) []ScoredSample {
+		out := make([]ScoredSample, n)
+		for i := range out {
+			s := scoredAt(level, name, "", 5, 5+forecastErr*float64(1+i%2), 5+emaErr*float64(1+i%2))
+			s.Score.Paper = estimator.Prediction{Wait: 15 * time.Second, OK: true}
+			s.Batch = i / 5
+			out[i] = s
+		}
+		return out
+	}
+	queues := reportedQueues{0.8: {"busy": {target: 0.8}, "light": {target: 0.05}, "few": {target: 0.8}, "tie": {target: 0.9}}}
+	samples := append(append(append(queue(0.8, "busy", 50, 1, 2), queue(0.8, "light", 50, 1, 2)...),
+		queue(0.8, "few", 49, 1, 2)...), queue(0.8, "tie", 50, 2, 2)...)
+	type row struct {
+		Queue      string
+		EMA, Paper string
+	}
+	var got []row
+	for _, r := range ratioRows("s", samplesByLevel(samples), queues) {
+		ema, emaOK := r.figures.ForecastMAERatio[string(estimator.PredictorEMA)]
+		paper, paperOK := r.figures.ForecastMAERatio[string(estimator.PredictorPaper)]
+		got = append(got, row{Queue: r.queue, EMA: ratioVerdict(ema, emaOK, maxRatioEMA), Paper: ratioVerdict(paper, paperOK, maxRatioPaper)})
+	}
+	// busy: ÷ EMA 0.5, ÷ paper 0.15 (errors that do not vary by batch:
+	// intervals of zero width); tie: ÷ EMA 1, ÷ paper 0.3, at the bound
+	// with an interval that does not lie below it. light's target ρ and
+	// few's 49 workloads leave them out.
+	want := []row{{Queue: "busy", EMA: "met", Paper: "met"}, {Queue: "tie", EMA: "**missed**", Paper: "point only"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want,+got):\n%s", diff)
+	}
+}
+
+func TestRatioVerdictNeedsTheIntervalBelowTheBound(t *testing.T) {
+	cases := map[string]struct {
+		ratio RatioResult
+		ok    bool
+		want  string
+	}{
+		"no ratio":               {want: "—"},
+		"interval below":         {ratio: RatioResult{Ratio: 0.6, CI95: &[2]float64{0.5, 0.7}}, ok: true, want: "met"},
+		"interval across":        {ratio: RatioResult{Ratio: 0.7, CI95: &[2]float64{0.6, 0.8}}, ok: true, want: "point only"},
+		"no interval":            {ratio: RatioResult{Ratio: 0.7}, ok: true, want: "point only"},
+		"above":                  {ratio: RatioResult{Ratio: 0.8, CI95: &[2]float64{0.7, 0.9}}, ok: true, want: "**missed**"},
+		"interval ends at bound": {ratio: RatioResult{Ratio: 0.7, CI95: &[2]float64{0.65, 0.75}}, ok: true, want: "point only"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := ratioVerdict(tc.ratio, tc.ok, 0.75); got != tc.want {
+				t.Errorf("ratioVerdict = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
