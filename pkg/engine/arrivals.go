@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
@@ -84,4 +85,69 @@ func higherPriorityArrivals(rates, windows map[int32]float64, pending []forecast
 	}
 	slices.SortFunc(out, func(a, b forecast.Arrival) int { return cmp.Compare(a.Priority, b.Priority) })
 	return out
+}
+
+// passingArrivals returns, for a BestEffortFIFO roll, the future arrivals
+// of the lowest pending priority or below that can pass a pending
+// workload: under BestEffortFIFO a later workload is admitted whenever it
+// fits and every one ahead of it does not, so small workloads that keep
+// arriving hold back a large pending one of the same priority until
+// enough quota frees at once. An arrival shape with the same flavor
+// options as every quotable pending workload passes none of them (they
+// fit or do not fit together) and is left out, so a ClusterQueue of one
+// demand shape rolls as before. Each shape's options are computed by
+// options (nil: the shape cannot be admitted here, left out). The classes
+// come ordered by priority, then by shape, so that the roll draws its
+// random numbers in a fixed order.
+func passingArrivals(shapes []ShapeArrival, pending []forecast.Pending, options func(capacity.Workload) []capacity.Quantities) []forecast.Arrival {
+	lowest, any := int32(0), false
+	for _, p := range pending {
+		if p.Quotable && (!any || p.Priority < lowest) {
+			lowest, any = p.Priority, true
+		}
+	}
+	if !any || len(shapes) == 0 {
+		return nil
+	}
+	type candidate struct {
+		arrival forecast.Arrival
+		demand  capacity.Workload
+	}
+	var out []candidate
+	for _, sh := range shapes {
+		if sh.Priority > lowest || !(sh.RatePerSecond > 0) || !(sh.WindowSeconds > 0) {
+			continue
+		}
+		opts := options(sh.Demand)
+		if len(opts) == 0 || !passesSome(opts, pending) {
+			continue
+		}
+		out = append(out, candidate{
+			arrival: forecast.Arrival{RatePerSecond: sh.RatePerSecond, Options: opts, Priority: sh.Priority, UntilSeconds: sh.WindowSeconds},
+			demand:  sh.Demand,
+		})
+	}
+	slices.SortFunc(out, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.arrival.Priority, b.arrival.Priority), compareShapes(a.demand, b.demand))
+	})
+	arrivals := make([]forecast.Arrival, len(out))
+	for i, c := range out {
+		arrivals[i] = c.arrival
+	}
+	return arrivals
+}
+
+// passesSome reports whether an arrival with these flavor options differs
+// from some quotable pending workload's options.
+func passesSome(opts []capacity.Quantities, pending []forecast.Pending) bool {
+	for _, p := range pending {
+		if p.Quotable && !sameOptions(opts, p.Options) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameOptions(a, b []capacity.Quantities) bool {
+	return slices.EqualFunc(a, b, func(x, y capacity.Quantities) bool { return maps.Equal(x, y) })
 }

@@ -110,3 +110,82 @@ func TestArrivalShapesPreferPendingWorkloads(t *testing.T) {
 		t.Errorf("shape after a pending workload (-want,+got):\n%s", diff)
 	}
 }
+
+func TestPassingArrivals(t *testing.T) {
+	cpuOpts := func(m int64) []capacity.Quantities {
+		return []capacity.Quantities{{{Flavor: "default", Resource: "cpu"}: m}}
+	}
+	demand := func(m int64) capacity.Workload {
+		return capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": m}}}}
+	}
+	// options gives a demand its one CPU option, and none above 4 CPU.
+	options := func(w capacity.Workload) []capacity.Quantities {
+		m := w.PodSets[0].Requests["cpu"]
+		if m > 4000 {
+			return nil
+		}
+		return cpuOpts(m)
+	}
+	pending := func(prio int32, millis ...int64) []forecast.Pending {
+		var out []forecast.Pending
+		for i, m := range millis {
+			out = append(out, forecast.Pending{ID: fmt.Sprint(i), Options: cpuOpts(m), Quotable: true, Priority: prio})
+		}
+		return out
+	}
+	small := ShapeArrival{Priority: 0, Demand: demand(500), RatePerSecond: 0.8, WindowSeconds: 600}
+	large := ShapeArrival{Priority: 0, Demand: demand(2000), RatePerSecond: 0.2, WindowSeconds: 600}
+	cases := map[string]struct {
+		shapes  []ShapeArrival
+		pending []forecast.Pending
+		want    []forecast.Arrival
+	}{
+		"a small shape that can pass a large pending workload, in shape order": {
+			shapes:  []ShapeArrival{large, small},
+			pending: pending(0, 2000),
+			want: []forecast.Arrival{
+				{RatePerSecond: 0.8, Options: cpuOpts(500), UntilSeconds: 600},
+			},
+		},
+		"both shapes when both kinds are pending": {
+			shapes:  []ShapeArrival{large, small},
+			pending: pending(0, 2000, 500),
+			want: []forecast.Arrival{
+				{RatePerSecond: 0.8, Options: cpuOpts(500), UntilSeconds: 600},
+				{RatePerSecond: 0.2, Options: cpuOpts(2000), UntilSeconds: 600},
+			},
+		},
+		"one shape, pending and arriving: nothing passes": {
+			shapes:  []ShapeArrival{small},
+			pending: pending(0, 500, 500),
+		},
+		"a higher priority's shapes are left to higherPriorityArrivals": {
+			shapes:  []ShapeArrival{{Priority: 10, Demand: demand(500), RatePerSecond: 1, WindowSeconds: 60}},
+			pending: pending(0, 2000),
+		},
+		"a lower priority passes too": {
+			shapes:  []ShapeArrival{{Priority: -5, Demand: demand(500), RatePerSecond: 1, WindowSeconds: 60}},
+			pending: pending(0, 2000),
+			want:    []forecast.Arrival{{RatePerSecond: 1, Options: cpuOpts(500), Priority: -5, UntilSeconds: 60}},
+		},
+		"no rate, no window or no options: left out": {
+			shapes: []ShapeArrival{
+				{Priority: 0, Demand: demand(500), WindowSeconds: 60},
+				{Priority: 0, Demand: demand(500), RatePerSecond: 1},
+				{Priority: 0, Demand: demand(8000), RatePerSecond: 1, WindowSeconds: 60},
+			},
+			pending: pending(0, 2000),
+		},
+		"nothing pending": {
+			shapes: []ShapeArrival{small},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := passingArrivals(tc.shapes, tc.pending, options)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("passingArrivals (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -244,6 +244,10 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		shapes.addPending(p)
 	}
 	roll.Arrivals = higherPriorityArrivals(s.PriorityRates, s.PriorityWindows, roll.Pending, shapes)
+	if roll.Policy == forecast.BestEffortFIFO {
+		roll.Arrivals = append(roll.Arrivals, passingArrivals(s.ShapeArrivals, roll.Pending,
+			func(w capacity.Workload) []capacity.Quantities { return demandOptions(q.Capacity, w) })...)
+	}
 
 	out.Model, out.ModelErr = NewAPriori(q.Capacity, classes.mix(), s)
 	method, service := serviceModel(s, e.config.MinServiceSamples, e.config.PriorMeanServiceSeconds, maxExecSum, maxExecCount)

@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"time"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
 
 // Stats is what a roll takes of a ClusterQueue's measured statistics. Rates
@@ -20,6 +22,12 @@ type Stats struct {
 	// (stats.EventRate.Exposure), in seconds: the roll extrapolates a
 	// rate no further ahead.
 	PriorityWindows map[int32]float64
+	// ShapeArrivals split the measured arrival rates of PriorityRates by
+	// demand shape, as the ClusterQueue's recent admissions share them out
+	// (a priority whose admissions showed one shape has one). A
+	// BestEffortFIFO roll gives these of its lowest pending priorities to
+	// the pending workloads they can pass (see passingArrivals).
+	ShapeArrivals []ShapeArrival
 	// PriorityService are the service samples of the priorities with at
 	// least BootstrapServiceBelow of them, when the ClusterQueue has seen
 	// more than one priority.
@@ -74,4 +82,14 @@ func finiteNonNegative(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// ShapeArrival is the arrivals of one priority and demand shape: their
+// rate (per second) and how far back it was measured (seconds; the roll
+// extrapolates it no further ahead).
+type ShapeArrival struct {
+	Priority      int32
+	Demand        capacity.Workload
+	RatePerSecond float64
+	WindowSeconds float64
 }

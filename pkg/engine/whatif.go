@@ -35,6 +35,9 @@ type Scene struct {
 	// every pending one changes which arrivals pass it.
 	priorityRates, priorityWindows map[int32]float64
 	shapes                         arrivalShapes
+	// shapeArrivals are what a BestEffortFIFO roll built the arrivals that
+	// pass a pending workload from (see passingArrivals).
+	shapeArrivals []ShapeArrival
 	// seed is the roll's random seed: the what-if rolls with the same
 	// random numbers (common random numbers), so that it and the published
 	// forecasts differ by the workload inserted more than by sampling noise.
@@ -111,7 +114,7 @@ func newScene(q forecast.Queue, pending compactPending, classes *classTable, cq 
 	scene := &Scene{
 		queue: q, pending: pending, classes: make([]pendingClass, len(classes.classes)), capacity: cq, method: method,
 		calibration: s.Calibration, priorityRates: s.PriorityRates, priorityWindows: s.PriorityWindows,
-		shapes: shapes, seed: seed,
+		shapes: shapes, shapeArrivals: s.ShapeArrivals, seed: seed,
 	}
 	scene.queue.Pending, scene.queue.Arrivals = nil, nil
 	for i, c := range classes.classes {
@@ -213,6 +216,10 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 	}
 	shapes.addPending(hypothetical)
 	q.Arrivals = higherPriorityArrivals(s.priorityRates, s.priorityWindows, q.Pending, shapes)
+	if q.Policy == forecast.BestEffortFIFO {
+		q.Arrivals = append(q.Arrivals, passingArrivals(s.shapeArrivals, q.Pending,
+			func(w capacity.Workload) []capacity.Quantities { return demandOptions(s.capacity, w) })...)
+	}
 	estimates, err := e.forecaster.Forecast(q, rand.New(rand.NewPCG(s.seed[0], s.seed[1])))
 	if err != nil || int(out.Position) >= len(estimates) {
 		out.ForecastErr = err

@@ -444,8 +444,14 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	now := e.opts.clock.Now()
 	var score Score
 	var outcome admissionOutcome
+	// The demand shape counts here, once per admission on every replica,
+	// not in the scheduler's hook.
+	shapeKey, demand, hasShape := admittedDemand(wl.Status.Admission)
 	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), cq: wl.Status.Admission.ClusterQueue, kind: admissionEvent, apply: func() {
 		score, outcome = e.recordAdmission(wl, now, seenByInformer)
+		if hasShape {
+			e.statsFor(wl.Status.Admission.ClusterQueue).observeAdmittedShape(now, priorityOf(wl), shapeKey, demand)
+		}
 	}}) {
 		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
@@ -101,7 +102,12 @@ type queueStats struct {
 // pass a pending workload, and the calibrators of its quantiles (Kueue
 // admits by priority first, so each priority errs its own way).
 type priorityStats struct {
-	arrivals     *stats.EventRate
+	arrivals *stats.EventRate
+	// shapes are the demand shapes of the priority's admissions (at most
+	// maxShapesPerPriority), which split its arrival rate by shape;
+	// newShapeRate makes a shape's admission rate.
+	shapes       []*admittedShape
+	newShapeRate func() *stats.EventRate
 	cal50, cal90 *calibration.Quantile
 	// service is the priority's own sample of service times (at most
 	// priorityServiceSampleSize), made at its first completion.
@@ -122,6 +128,14 @@ const admissionLatencySampleSize = 32
 // maxTrackedPriorities bounds the per-priority statistics of one
 // ClusterQueue (Kueue clusters use a handful of priority classes).
 const maxTrackedPriorities = 16
+
+// observeAdmittedShape counts an admission at t of a workload of the given
+// priority and demand shape (admittedDemand).
+func (s *queueStats) observeAdmittedShape(t time.Time, priority int32, key string, demand capacity.Workload) {
+	if ps := s.priority(priority); ps != nil {
+		ps.observeAdmittedShape(t, s.windowStart, key, demand)
+	}
+}
 
 // observeArrival counts an arrival of the given priority at t.
 func (s *queueStats) observeArrival(t time.Time, priority int32) {
@@ -237,7 +251,10 @@ func (e *Estimator) newQueueStats() *queueStats {
 		arrivals:    arrivals,
 		windowStart: e.opts.clock.Now(),
 		newPriority: func() *priorityStats {
-			ps := &priorityStats{}
+			ps := &priorityStats{newShapeRate: func() *stats.EventRate {
+				r, _ := stats.NewEventRate(e.opts.clock, decay)
+				return r
+			}}
 			ps.arrivals, _ = stats.NewEventRate(e.opts.clock, decay)
 			ps.cal50, ps.cal90 = newQuantileCalibrators(e.opts.halfLife)
 			return ps
@@ -299,6 +316,7 @@ func (s *queueStats) view() statsView {
 			}
 			v.PriorityRates[p] = rate
 			v.PriorityWindows[p] = ps.arrivals.Exposure()
+			v.ShapeArrivals = append(v.ShapeArrivals, ps.shapeArrivals(p, rate, v.PriorityWindows[p])...)
 		}
 		if len(s.byPriority) > 1 && ps.service != nil && ps.service.Len() >= engine.BootstrapServiceBelow {
 			if v.PriorityService == nil {

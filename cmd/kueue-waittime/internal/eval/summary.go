@@ -88,7 +88,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 	var phases []scenarioPhases
 	var ratios []ratioRow
 	var longWaits []longWaitRow
-	var priorityBias []priorityBiasRow
+	var priorityBias, classBias []priorityBiasRow
 	for i, file := range files {
 		samples, err := readScoredCSV(file)
 		if err != nil {
@@ -111,6 +111,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 		ratios = append(ratios, ratioRows(name, levels, queues[name])...)
 		longWaits = append(longWaits, longWaitRows(name, levels, queues[name])...)
 		priorityBias = append(priorityBias, priorityBiasRows(name, levels)...)
+		classBias = append(classBias, demandClassBiasRows(name, levels)...)
 		phases = append(phases, scenarioPhases{name: name, coverage: coverageOverTheRun(samples)})
 	}
 	f := figures(pooled, nil, 0, 0)
@@ -139,6 +140,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 	writeRatios(w, ratios)
 	writeLongWaits(w, longWaits)
 	writePriorityBias(w, priorityBias)
+	writeDemandClassBias(w, classBias)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
@@ -151,34 +152,70 @@ func writeLongWaits(w io.Writer, rows []longWaitRow) {
 	}
 }
 
-// priorityBiasRow is the forecast's bias on one priority class of a level.
+// priorityBiasRow is the forecast's bias on one group of a level's
+// workloads: a priority class, or a demand class of one ClusterQueue.
 type priorityBiasRow struct {
 	scenario, class string
 	level           float64
 	summary         accuracy.Summary
+	// p50, p90: the published quantiles' coverage of the group.
+	p50, p90 float64
 }
 
 // priorityBiasRows are a scenario's rows for the priority classes of each
 // level with at least minBiasSlice scored workloads (none for a scenario
 // with one class or none).
 func priorityBiasRows(scenario string, levels map[float64][]ScoredSample) []priorityBiasRow {
+	return groupBiasRows(scenario, levels, func(s ScoredSample) (group, within string) { return s.PriorityClass, "" })
+}
+
+// demandClassBiasRows are a scenario's rows for the demand classes of each
+// ClusterQueue of a level that has more than one, as the scenario names
+// them (the CSV's class), with at least minBiasSlice scored workloads.
+func demandClassBiasRows(scenario string, levels map[float64][]ScoredSample) []priorityBiasRow {
+	return groupBiasRows(scenario, levels, func(s ScoredSample) (group, within string) { return s.Queue + "/" + s.Class, s.Queue })
+}
+
+// groupBiasRows groups each level's workloads with a forecast by key's
+// group and keeps the groups with at least minBiasSlice workloads whose
+// "within" (a ClusterQueue, or "" for the whole level) holds at least two
+// groups; an empty group is left out.
+func groupBiasRows(scenario string, levels map[float64][]ScoredSample, key func(ScoredSample) (group, within string)) []priorityBiasRow {
 	var rows []priorityBiasRow
 	for level, samples := range levels {
-		byClass := map[string][]accuracy.Sample{}
+		type acc struct {
+			set              []accuracy.Sample
+			p50, p90, within string
+			hit50, hit90     int
+		}
+		groups := map[string]*acc{}
+		perWithin := map[string]int{}
 		for _, s := range samples {
-			if s.Score.Forecast.OK {
-				byClass[s.PriorityClass] = append(byClass[s.PriorityClass],
-					accuracy.Sample{Predicted: s.Score.Forecast.Wait.Seconds(), Actual: s.Score.Actual.Seconds(), Batch: s.Batch})
-			}
-		}
-		if len(byClass) < 2 {
-			continue
-		}
-		for class, set := range byClass {
-			if class == "" || len(set) < minBiasSlice {
+			if !s.Score.Forecast.OK {
 				continue
 			}
-			rows = append(rows, priorityBiasRow{scenario: scenario, class: class, level: level, summary: accuracy.Summarize(set, 0)})
+			group, within := key(s)
+			g, ok := groups[group]
+			if !ok {
+				g = &acc{within: within}
+				groups[group] = g
+				perWithin[within]++
+			}
+			g.set = append(g.set, accuracy.Sample{Predicted: s.Score.Forecast.Wait.Seconds(), Actual: s.Score.Actual.Seconds(), Batch: s.Batch})
+			if s.Score.P50.OK && s.Score.Actual <= s.Score.P50.Wait {
+				g.hit50++
+			}
+			if s.Score.P90.OK && s.Score.Actual <= s.Score.P90.Wait {
+				g.hit90++
+			}
+		}
+		for group, g := range groups {
+			if group == "" || strings.HasSuffix(group, "/") || perWithin[g.within] < 2 || len(g.set) < minBiasSlice {
+				continue
+			}
+			n := float64(len(g.set))
+			rows = append(rows, priorityBiasRow{scenario: scenario, class: group, level: level, summary: accuracy.Summarize(g.set, 0),
+				p50: float64(g.hit50) / n, p90: float64(g.hit90) / n})
 		}
 	}
 	slices.SortFunc(rows, func(a, b priorityBiasRow) int {
@@ -188,17 +225,27 @@ func priorityBiasRows(scenario string, levels map[float64][]ScoredSample) []prio
 }
 
 func writePriorityBias(w io.Writer, rows []priorityBiasRow) {
+	writeGroupBias(w, rows, "Bias by priority class", "priority class",
+		"Each priority class of a level with at least %d scored workloads, where a level has more than one")
+}
+
+func writeDemandClassBias(w io.Writer, rows []priorityBiasRow) {
+	writeGroupBias(w, rows, "Bias by demand class", "ClusterQueue / class",
+		"Each demand class (as the scenario names it) of a ClusterQueue with more than one, at each level, with at least %d scored workloads")
+}
+
+func writeGroupBias(w io.Writer, rows []priorityBiasRow, title, column, intro string) {
 	if len(rows) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Bias by priority class")
+	fmt.Fprintf(w, "### %s\n", title)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Each priority class of a level with at least %d scored workloads: the forecast's mean error (predicted − remaining, "+
-		"seconds, batch-means 95%%), and that bias over the class's mean remaining wait.\n", minBiasSlice)
+	fmt.Fprintf(w, intro+": the forecast's mean error (predicted − remaining, "+
+		"seconds, batch-means 95%%), that bias over the group's mean remaining wait, and the published quantiles' coverage.\n", minBiasSlice)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | level | priority class | scored | remaining (s) | bias (s) | bias ÷ remaining |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "| scenario | level | %s | scored | remaining (s) | bias (s) | bias ÷ remaining | P50 coverage | P90 coverage |\n", column)
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		s := r.summary
 		bias := fmt.Sprintf("%+.3f", s.Bias)
@@ -209,7 +256,7 @@ func writePriorityBias(w io.Writer, rows []priorityBiasRow) {
 		if s.MeanActual > 0 {
 			share = fmt.Sprintf("%+.0f %%", 100*s.Bias/s.MeanActual)
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %s | %d | %.2f | %s | %s |\n", r.scenario, r.level, r.class, s.N, s.MeanActual, bias, share)
+		fmt.Fprintf(w, "| %s | %.2f | %s | %d | %.2f | %s | %s | %.2f | %.2f |\n", r.scenario, r.level, r.class, s.N, s.MeanActual, bias, share, r.p50, r.p90)
 	}
 }
 

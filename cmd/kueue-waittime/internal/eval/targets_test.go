@@ -189,3 +189,36 @@ func TestRatioVerdictNeedsTheIntervalBelowTheBound(t *testing.T) {
 		})
 	}
 }
+
+func TestDemandClassBiasRowsNeedTwoClassesInAClusterQueue(t *testing.T) {
+	repeat := func(n int, s ScoredSample) []ScoredSample {
+		out := make([]ScoredSample, n)
+		for i := range out {
+			out[i] = s
+			out[i].Batch = i % 5
+			out[i].Score.P50 = estimator.Prediction{Wait: s.Score.Forecast.Wait, OK: true}
+		}
+		return out
+	}
+	withClass := func(s ScoredSample, class string) ScoredSample { s.Class = class; return s }
+	samples := append(append(append(
+		repeat(60, withClass(scoredAt(0.9, "mixed", "", 4, 3, 0), "large")),
+		repeat(60, withClass(scoredAt(0.9, "mixed", "", 1, 1.5, 0), "small"))...),
+		repeat(60, withClass(scoredAt(0.9, "alone", "", 1, 1, 0), "batch"))...),
+		repeat(60, withClass(scoredAt(0.9, "other", "", 1, 1, 0), "small"))...)
+	type row struct {
+		Class     string
+		N         int
+		Bias, P50 float64
+	}
+	var got []row
+	for _, r := range demandClassBiasRows("s", samplesByLevel(samples)) {
+		got = append(got, row{Class: r.class, N: r.summary.N, Bias: r.summary.Bias, P50: r.p50})
+	}
+	// "alone" and "other" hold one class each: no rows. mixed/large's
+	// forecast of 3 s covers none of its 4 s waits; small's 1.5 s all.
+	want := []row{{Class: "mixed/large", N: 60, Bias: -1, P50: 0}, {Class: "mixed/small", N: 60, Bias: 0.5, P50: 1}}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("rows (-want,+got):\n%s", diff)
+	}
+}

@@ -1,0 +1,147 @@
+package estimator
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+)
+
+func TestAdmittedDemandIsPerPodAndKeyedByShape(t *testing.T) {
+	admission := func(count int32, cpu, memory string) *kueue.Admission {
+		return &kueue.Admission{ClusterQueue: "cq", PodSetAssignments: []kueue.PodSetAssignment{{
+			Name:  "main",
+			Count: ptr.To(count),
+			ResourceUsage: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse(cpu),
+				corev1.ResourceMemory: resource.MustParse(memory),
+			},
+		}}}
+	}
+	key, demand, ok := admittedDemand(admission(4, "2", "4Gi"))
+	if !ok {
+		t.Fatal("no demand read from an admission with usage")
+	}
+	want := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 4, Requests: map[string]int64{"cpu": 500, "memory": 1 << 30}}}}
+	if diff := cmp.Diff(want, demand); diff != "" {
+		t.Errorf("demand (-want,+got):\n%s", diff)
+	}
+	if again, _, _ := admittedDemand(admission(4, "2000m", "4096Mi")); again != key {
+		t.Errorf("equal usage written otherwise: key %q, want %q", again, key)
+	}
+	if other, _, _ := admittedDemand(admission(2, "1", "2Gi")); other == key {
+		t.Errorf("two pods of the same size share the key %q of four", key)
+	}
+	if _, _, ok := admittedDemand(nil); ok {
+		t.Error("a demand read from no admission")
+	}
+	if _, _, ok := admittedDemand(&kueue.Admission{ClusterQueue: "cq"}); ok {
+		t.Error("a demand read from an admission without pod set assignments")
+	}
+}
+
+// Three small admissions for every large one split the priority's arrival
+// rate three to one; a shape counts only for its own priority.
+func TestShapeArrivalsSplitAPrioritysArrivalRateByItsAdmissions(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	s := e.newQueueStats()
+	small := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": 500}}}}
+	large := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": 2000}}}}
+	for i := range 80 {
+		env.clock.Step(5 * time.Second)
+		now := env.clock.Now()
+		s.observeArrival(now, 0)
+		if i%4 == 3 {
+			s.observeAdmittedShape(now, 0, "large", large)
+		} else {
+			s.observeAdmittedShape(now, 0, "small", small)
+		}
+	}
+	s.observeArrival(env.clock.Now(), 7)
+	s.observeArrival(env.clock.Now(), 7)
+	v := s.view()
+	rate := v.PriorityRates[0]
+	if !(rate > 0) {
+		t.Fatalf("no arrival rate for priority 0: %v", v.PriorityRates)
+	}
+	got := map[int64]float64{}
+	for _, a := range v.ShapeArrivals {
+		if a.Priority != 0 || a.WindowSeconds != v.PriorityWindows[0] {
+			t.Errorf("shape arrival %+v: want priority 0 over its window %v", a, v.PriorityWindows[0])
+		}
+		got[a.Demand.PodSets[0].Requests["cpu"]] = a.RatePerSecond / rate
+	}
+	want := map[int64]float64{500: 0.75, 2000: 0.25}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 0.05)); diff != "" {
+		t.Errorf("shares of the arrival rate by CPU per pod (-want,+got):\n%s", diff)
+	}
+}
+
+// Shapes beyond maxShapesPerPriority are not tracked.
+func TestAdmittedShapesOfAPriorityAreBounded(t *testing.T) {
+	env := newTestEnv(t, paperObjects())
+	e := env.estimator(t)
+	s := e.newQueueStats()
+	for i := range maxShapesPerPriority + 3 {
+		env.clock.Step(time.Second)
+		w := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": int64(100 * (i + 1))}}}}
+		s.observeAdmittedShape(env.clock.Now(), 0, string(rune('a'+i)), w)
+	}
+	if n := len(s.byPriority[0].shapes); n != maxShapesPerPriority {
+		t.Errorf("%d shapes tracked, want %d", n, maxShapesPerPriority)
+	}
+}
+
+// bigAfterAdmissions is the estimate of "big", a pending 1 CPU workload at
+// the head of paperObjects' queue (2 CPU, four 500m running, BestEffortFIFO),
+// after 40 workloads of the given CPU arrived and were admitted, one every
+// 5 s, and a refresh.
+func bigAfterAdmissions(t *testing.T, cpu string) WorkloadEstimate {
+	t.Helper()
+	objs := paperObjects()
+	objs.pending = []*kueue.Workload{pendingWorkload("big", "1", t0.Add(-time.Second))}
+	env := newTestEnv(t, objs)
+	e := env.estimator(t, WithPriorMeanService(20*time.Second))
+	e.markWarmed()
+	h := e.WorkloadEventHandler()
+	for i := range 40 {
+		env.clock.Step(5 * time.Second)
+		w := pendingWorkload(fmt.Sprintf("arrival-%d", i), cpu, env.clock.Now())
+		h.OnAdd(w, false)
+		admitted := w.DeepCopy()
+		admitted.Status.Admission = utiltestingapi.MakeAdmission("cq").PodSets(
+			utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+				Assignment(corev1.ResourceCPU, "default", cpu).
+				Assignment(corev1.ResourceMemory, "default", "64Mi").Obj()).Obj()
+		h.OnUpdate(w, admitted)
+	}
+	e.Refresh(env.ctx)
+	est, ok := e.Results().Workload(workload.Key(objs.pending[0]))
+	if !ok || !est.HasWait {
+		t.Fatalf("no wait for big: %+v", est)
+	}
+	return est
+}
+
+// Small workloads that keep arriving pass a large pending one in a
+// BestEffortFIFO queue: measured from their admissions, they make its
+// forecast longer than arrivals of its own shape, which pass nobody.
+func TestLargePendingWorkloadCountsTheSmallerArrivalsThatPassIt(t *testing.T) {
+	own := bigAfterAdmissions(t, "1").ExpectedWait
+	smaller := bigAfterAdmissions(t, "500m").ExpectedWait
+	if smaller < own*6/5 {
+		t.Errorf("big's expected wait is %v with 500m arrivals, %v with arrivals of its own 1 CPU: want at least 20%% longer", smaller, own)
+	}
+}
