@@ -138,12 +138,20 @@ func passingArrivals(shapes []ShapeArrival, pending []forecast.Pending, options 
 }
 
 // passesSome reports whether an arrival with these flavor options differs
-// from some quotable pending workload's options.
+// from some quotable pending workload's options. The pending workloads of
+// one demand class share their options slice, which is compared once: a
+// long queue of few classes costs a pass over it, not a comparison per
+// workload.
 func passesSome(opts []capacity.Quantities, pending []forecast.Pending) bool {
+	var same []capacity.Quantities // the last options found equal to opts
 	for _, p := range pending {
-		if p.Quotable && !sameOptions(opts, p.Options) {
+		if !p.Quotable || (len(same) > 0 && len(p.Options) == len(same) && &p.Options[0] == &same[0]) {
+			continue
+		}
+		if !sameOptions(opts, p.Options) {
 			return true
 		}
+		same = p.Options
 	}
 	return false
 }
