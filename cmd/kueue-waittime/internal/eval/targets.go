@@ -127,17 +127,22 @@ func longWaitRows(scenario string, levels map[float64][]ScoredSample, queues rep
 	return rows
 }
 
+// writeSectionHead writes a summary section's title and its introduction
+// (format and args, as fmt.Fprintf takes them), each after a blank line,
+// and the blank line before its table.
+func writeSectionHead(w io.Writer, title, intro string, args ...any) {
+	fmt.Fprintf(w, "\n### %s\n\n", title)
+	fmt.Fprintf(w, intro+"\n\n", args...)
+}
+
 func writeLongWaits(w io.Writer, rows []longWaitRow) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Long waits in transient overload")
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Levels of target ρ %.1f–%.1f: the mean relative error |predicted − remaining| / remaining over the scored workloads "+
-		"whose remaining wait was at least twice their ClusterQueue's mean service (2 E[S], from the scenario's report), "+
-		"each predictor over the same workloads (a predictor without an answer for some: over the others).\n", overloadLow, overloadHigh)
-	fmt.Fprintln(w)
+	writeSectionHead(w, "Long waits in transient overload",
+		"Levels of target ρ %.1f–%.1f: the mean relative error |predicted − remaining| / remaining over the scored workloads "+
+			"whose remaining wait was at least twice their ClusterQueue's mean service (2 E[S], from the scenario's report), "+
+			"each predictor over the same workloads (a predictor without an answer for some: over the others).", overloadLow, overloadHigh)
 	fmt.Fprintln(w, "| scenario | level | scored | remaining ≥ 2 E[S] | forecast | EMA | paper | Whitt |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
@@ -238,12 +243,8 @@ func writeGroupBias(w io.Writer, rows []priorityBiasRow, title, column, intro st
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "### %s\n", title)
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, intro+": the forecast's mean error (predicted − remaining, "+
-		"seconds, batch-means 95%%), that bias over the group's mean remaining wait, and the published quantiles' coverage.\n", minBiasSlice)
-	fmt.Fprintln(w)
+	writeSectionHead(w, title, intro+": the forecast's mean error (predicted − remaining, "+
+		"seconds, batch-means 95%%), that bias over the group's mean remaining wait, and the published quantiles' coverage.", minBiasSlice)
 	fmt.Fprintf(w, "| scenario | level | %s | scored | remaining (s) | bias (s) | bias ÷ remaining | P50 coverage | P90 coverage |\n", column)
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
@@ -317,16 +318,12 @@ func writeRatios(w io.Writer, rows []ratioRow) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### MAE against the baselines per ClusterQueue")
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Every ClusterQueue of a level with a target ρ of at least %.1f and at least %d scored workloads: the forecast's MAE "+
+	writeSectionHead(w, "MAE against the baselines per ClusterQueue", "Every ClusterQueue of a level with a target ρ of at least %.1f and at least %d scored workloads: the forecast's MAE "+
 		"over the EMA's and over the paper formula's (measured parameters), with batch-means 95%% intervals, against targets of "+
 		"%.2f and %.1f: met when the interval lies below the bound, \"point only\" when only the ratio does. "+
 		"No forecast reaches every such bound: on an exactly simulated M/M/4 the least-MAE forecast scores 0.59–0.65 "+
 		"against the EMA and 0.44–0.59 against the formula with exact parameters at ρ 0.7–0.8 "+
-		"(`go test ./pkg/forecast -run TestExactModelFloorOfTheMAERatiosInMMk -v`).\n", minRatioTarget, minBiasSlice, maxRatioEMA, maxRatioPaper)
-	fmt.Fprintln(w)
+		"(`go test ./pkg/forecast -run TestExactModelFloorOfTheMAERatiosInMMk -v`).", minRatioTarget, minBiasSlice, maxRatioEMA, maxRatioPaper)
 	fmt.Fprintln(w, "| scenario | level | ClusterQueue | target ρ | scored | forecast ÷ EMA | target | forecast ÷ paper | target |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	counts := map[estimator.Predictor]map[string]int{estimator.PredictorEMA: {}, estimator.PredictorPaper: {}}
