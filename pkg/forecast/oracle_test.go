@@ -242,6 +242,21 @@ func exponentialService(mean float64) func(*rand.Rand) float64 {
 	return func(r *rand.Rand) float64 { return mean * r.ExpFloat64() }
 }
 
+// exactMM4 is M/M/4 — 2 CPU, 500m workloads, exponential services of mean
+// meanS seconds, Poisson arrivals at utilization rho — forecast with the
+// true service law.
+func exactMM4(t testing.TB, rho, meanS float64, workloads int, seed uint64) oracleSpec {
+	return oracleSpec{
+		capacity:    cpu(2000),
+		classes:     []oracleClass{{demand: cpu(500), weight: 1}},
+		arrivalRate: rho * 4 / meanS,
+		service:     exponentialService(meanS),
+		workloads:   workloads,
+		seed:        seed,
+		model:       func([]float64) ServiceModel { return mustExponential(t, meanS) },
+	}
+}
+
 // TestAcceptanceMMk is the acceptance test: k = 4 (2 CPU, 500m demands),
 // E[S] = 20 s exponential, Poisson arrivals at ρ = 0.9, BestEffortFIFO.
 // The state-conditioned forecast must beat the EMA baseline (MAE ≤ 0.75×)
@@ -370,15 +385,7 @@ func TestStrictFIFOOracle(t *testing.T) {
 // track the growing waits.
 func TestTransientOverload(t *testing.T) {
 	const k, meanS, rho = 4, 20.0, 1.2
-	spec := oracleSpec{
-		capacity:    cpu(2000),
-		classes:     []oracleClass{{demand: cpu(500), weight: 1}},
-		arrivalRate: rho * k / meanS,
-		service:     exponentialService(meanS),
-		workloads:   600,
-		seed:        12,
-		model:       func([]float64) ServiceModel { return mustExponential(t, meanS) },
-	}
+	spec := exactMM4(t, rho, meanS, 600, 12)
 	records := runOracle(t, spec, mustNew(t))
 	s := score(records, 50, 0)
 	t.Logf("overload: n=%d mean wait %.2fs; MAE forecast %.2fs, EMA %.2fs; P90 coverage %.3f", s.n, s.meanWait, s.maeForecast, s.maeEMA, s.coverageP90)
@@ -430,15 +437,7 @@ func TestExactModelFloorOfTheMAERatiosInMMk(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			spec := oracleSpec{
-				capacity:    cpu(2000),
-				classes:     []oracleClass{{demand: cpu(500), weight: 1}},
-				arrivalRate: tc.rho * k / meanS,
-				service:     exponentialService(meanS),
-				workloads:   10000,
-				seed:        2024,
-				model:       func([]float64) ServiceModel { return mustExponential(t, meanS) },
-			}
+			spec := exactMM4(t, tc.rho, meanS, 10000, 2024)
 			records := runOracle(t, spec, mustNew(t, WithSamples(200)))
 			paper := paperWait(k, tc.rho, meanS, 1)
 			var n, covered int
@@ -507,15 +506,7 @@ func TestExactModelFloorOfTheRelativeErrorInTransientOverload(t *testing.T) {
 	var n int
 	var best, forecastMean, forecastP50 float64
 	for seed := uint64(1); seed <= 10; seed++ {
-		spec := oracleSpec{
-			capacity:    cpu(2000),
-			classes:     []oracleClass{{demand: cpu(500), weight: 1}},
-			arrivalRate: rho * k / meanS,
-			service:     exponentialService(meanS),
-			workloads:   600,
-			seed:        seed,
-			model:       func([]float64) ServiceModel { return mustExponential(t, meanS) },
-		}
+		spec := exactMM4(t, rho, meanS, 600, seed)
 		for _, r := range runOracle(t, spec, mustNew(t))[50:] {
 			w := r.admitted - r.arrival
 			if w < floorWait {
