@@ -55,9 +55,11 @@ func (a arrivalShapes) addPending(p forecast.Pending) {
 // pending. The classes come in increasing priority, so that the roll draws
 // its random numbers in a fixed order.
 //
-// Arrivals of the lowest pending priority, or lower, never pass a pending
-// workload and are left out too: the forecast still answers "if nothing
-// else arrives ahead of me", now counting what will.
+// Arrivals of the lowest pending priority, or lower, pass a pending
+// workload only where a later workload may be admitted when one ahead does
+// not fit (BestEffortFIFO), and only one of another demand shape:
+// passingArrivals gives those, by shape, and this function leaves them
+// out.
 func higherPriorityArrivals(rates, windows map[int32]float64, pending []forecast.Pending, shapes arrivalShapes) []forecast.Arrival {
 	lowest, any := int32(0), false
 	for _, p := range pending {
