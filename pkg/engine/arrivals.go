@@ -61,12 +61,7 @@ func (a arrivalShapes) addPending(p forecast.Pending) {
 // passingArrivals gives those, by shape, and this function leaves them
 // out.
 func higherPriorityArrivals(rates, windows map[int32]float64, pending []forecast.Pending, shapes arrivalShapes) []forecast.Arrival {
-	lowest, any := int32(0), false
-	for _, p := range pending {
-		if p.Quotable && (!any || p.Priority < lowest) {
-			lowest, any = p.Priority, true
-		}
-	}
+	lowest, any := lowestQuotablePriority(pending)
 	if !any {
 		return nil
 	}
@@ -102,12 +97,7 @@ func higherPriorityArrivals(rates, windows map[int32]float64, pending []forecast
 // come ordered by priority, then by shape, so that the roll draws its
 // random numbers in a fixed order.
 func passingArrivals(shapes []ShapeArrival, pending []forecast.Pending, options func(capacity.Workload) []capacity.Quantities) []forecast.Arrival {
-	lowest, any := int32(0), false
-	for _, p := range pending {
-		if p.Quotable && (!any || p.Priority < lowest) {
-			lowest, any = p.Priority, true
-		}
-	}
+	lowest, any := lowestQuotablePriority(pending)
 	if !any || len(shapes) == 0 {
 		return nil
 	}
@@ -160,4 +150,15 @@ func passesSome(opts []capacity.Quantities, pending []forecast.Pending) bool {
 
 func sameOptions(a, b []capacity.Quantities) bool {
 	return slices.EqualFunc(a, b, func(x, y capacity.Quantities) bool { return maps.Equal(x, y) })
+}
+
+// lowestQuotablePriority returns the lowest priority of a quotable pending
+// workload; any is false when none is quotable.
+func lowestQuotablePriority(pending []forecast.Pending) (lowest int32, any bool) {
+	for _, p := range pending {
+		if p.Quotable && (!any || p.Priority < lowest) {
+			lowest, any = p.Priority, true
+		}
+	}
+	return lowest, any
 }
