@@ -76,7 +76,10 @@ func scaledRefreshCPU(refresh time.Duration) int {
 // not schedule would (same informers and cache, no scheduler hooks, no
 // reporter), for Harness.Replica. With cycles, the in-process components'
 // log goes to its sink, which keeps the scheduler's cycles (see quietKlog).
-func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string, replica bool, cycles *cycleRecorder) (*kueueRun, error) {
+// requeueBatch is the batch period of Kueue's requeuer of inadmissible
+// workloads (0: the control plane's default, Kueue's 1s scaled like the
+// scenarios' service times).
+func startKueue(ctx context.Context, refresh, prior, requeueBatch time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string, replica bool, cycles *cycleRecorder) (*kueueRun, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.WaitTimeEstimation) + "=true"); err != nil {
 		return nil, err
 	}
@@ -106,6 +109,7 @@ func startKueue(ctx context.Context, refresh, prior time.Duration, mappings []co
 		ReplicaEstimatorOptions: replicaOpts,
 		DeviceClassMappings:     mappings,
 		MetricsBindAddress:      metricsAddress,
+		RequeuingBatchPeriod:    requeueBatch,
 	})
 	if err != nil {
 		return nil, err
@@ -171,7 +175,7 @@ func freeLocalAddress() (string, error) {
 func NewCommand() *cobra.Command {
 	var files []string
 	var outDir string
-	var poll, refresh time.Duration
+	var poll, refresh, requeueBatch time.Duration
 	var parallel int
 	var replica, onCluster, recordCycles, profile bool
 	var summarize, replay, clusterDir string
@@ -262,13 +266,16 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if onCluster {
-				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("parallel") || set("cycles") || set("profile") {
-					return cli.Usagef("--replica, --refresh, --parallel, --cycles and --profile go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, one manager runs, the replicas run as the scenario's parallel says, and the scheduler logs in its pod")
+				if set := cmd.Flags().Changed; set("replica") || set("refresh") || set("requeuing-batch-period") || set("parallel") || set("cycles") || set("profile") {
+					return cli.Usagef("--replica, --refresh, --requeuing-batch-period, --parallel, --cycles and --profile go with the in-process mode: on the cluster the manifests' Configuration sets the refresh period, the manager requeues with Kueue's own batch period, one manager runs, the replicas run as the scenario's parallel says, and the scheduler logs in its pod")
 				}
 				return runClusterEval(ctx, cmd, specs, clusterDir, outDir, poll)
 			}
 			if cmd.Flags().Changed("cluster-dir") {
 				return cli.FlagError("cluster-dir", "goes with --cluster")
+			}
+			if !(requeueBatch > 0) {
+				return cli.FlagError("requeuing-batch-period", "must be > 0")
 			}
 			if recordCycles && outDir == "" {
 				return cli.FlagError("cycles", "writes <name>-cycles.csv into the --out directory: give one")
@@ -282,7 +289,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				if recordCycles {
 					cycles = &cycleRecorder{now: time.Now}
 				}
-				k, err := startKueue(ctx, refresh, spec.priorMeanService(), spec.DeviceClassMappings(), "", replica, cycles)
+				k, err := startKueue(ctx, refresh, spec.priorMeanService(), requeueBatch, spec.DeviceClassMappings(), "", replica, cycles)
 				if err != nil {
 					return err
 				}
@@ -331,6 +338,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 	cmd.Flags().DurationVar(&refresh, "refresh", 100*time.Millisecond, "the estimator's refresh period (the production default 1s, scaled like the scenarios' service times)")
 	cmd.Flags().StringVar(&summarize, "summarize", "", "instead of running: summarize the per-workload CSVs of an earlier --out directory into DIR/summary.md")
 	cmd.Flags().StringVar(&replay, "replay-calibration", "", "instead of running: replay each ClusterQueue's P50 and P90 calibration, as built and in variants, on the per-workload CSVs of an earlier --out directory, and print their coverage")
+	cmd.Flags().DurationVar(&requeueBatch, "requeuing-batch-period", 100*time.Millisecond, "the batch period of Kueue's requeuer of inadmissible workloads: how long after a quota release (a finish, a deletion) they go back to their queue, while workloads that arrive meanwhile are tried at once (Kueue's 1s, scaled like the scenarios' service times)")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "how many (level, seed) replicas of a scenario run at once as independent ClusterQueues (0: all)")
 	cmd.Flags().BoolVar(&onCluster, "cluster", false, "run on a local cluster (KWOK nodes, the manager deployed from the manifests) with every arrival a batch/v1 Job, scored from the manager's metrics")
 	cmd.Flags().StringVar(&clusterDir, "cluster-dir", "_output/eval-cluster", "with --cluster: directory of each scenario's cluster state and logs (DIR/<scenario>, emptied first)")
@@ -609,7 +617,7 @@ func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjus
 		metricsAddress = addr
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-	k, err := startKueue(ctx, 250*time.Millisecond, spec.priorMeanService(), nil, metricsAddress, false, nil)
+	k, err := startKueue(ctx, 250*time.Millisecond, spec.priorMeanService(), 0, nil, metricsAddress, false, nil)
 	if err != nil {
 		return err
 	}
