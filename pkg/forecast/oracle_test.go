@@ -19,16 +19,20 @@ import (
 type oracleClass struct {
 	demand capacity.Quantities
 	weight float64
+	// service, when set, draws this class's service times in place of
+	// the spec's.
+	service func(*rand.Rand) float64
 }
 
 type oracleSpec struct {
 	capacity    capacity.Quantities
 	classes     []oracleClass
 	arrivalRate float64
-	service     func(*rand.Rand) float64
-	workloads   int
-	policy      Policy
-	seed        uint64
+	// service draws the service times of the classes without their own.
+	service   func(*rand.Rand) float64
+	workloads int
+	policy    Policy
+	seed      uint64
 	// model returns the service model the forecaster uses, given the
 	// service times completed so far.
 	model func(completed []float64) ServiceModel
@@ -103,7 +107,11 @@ func runOracle(t testing.TB, spec oracleSpec, f *Forecaster) []oracleRecord {
 			pending = append(pending[:picked], pending[picked+1:]...)
 			j := &jobs[id]
 			j.admitted = now
-			j.end = now + spec.service(rng)
+			if svc := spec.classes[j.class].service; svc != nil {
+				j.end = now + svc(rng)
+			} else {
+				j.end = now + spec.service(rng)
+			}
 			free.Sub(spec.classes[j.class].demand)
 			running = append(running, id)
 			w := now - j.arrival
@@ -164,6 +172,70 @@ func runOracle(t testing.TB, spec oracleSpec, f *Forecaster) []oracleRecord {
 		records[i].admitted = jobs[i].admitted
 	}
 	return records
+}
+
+// The queue of TestBestEffortFIFOForecastsOfLargeWorkloadsNeedSamePriorityArrivals,
+// given the arrivals of both shapes, where that test finds the roll within
+// ±5 % with one service law for both shapes; here the large workloads'
+// services last 1.5× the small ones' (30 s against 20 s, as mt-mixed's 3 s
+// against 2 s). The roll draws every service of a priority from one law,
+// so it is given the law of the ClusterQueue's completions (mean 22 s, what
+// the estimator measures): the large workloads that run hold their 2 CPU
+// longer than the roll lets them, and the forecasts come out short. This
+// is what mt-mixed's large workloads show on the real scheduler (README
+// "Large workloads behind small ones in BestEffortFIFO").
+//
+// 6 000 workloads (the first 300 discarded), scored when they waited: at
+// ρ 0.75 / 0.9 the large workloads' mean forecast is 19 % / 16 % short
+// (P50 coverage 0.39 / 0.32), the small ones' 15 % / 7 %.
+func TestOneServiceLawForShapesOfDifferentServiceMakesForecastsShort(t *testing.T) {
+	small, large := cpu(500), cpu(2000)
+	const meanSmall, meanLarge = 20.0, 30.0
+	for _, rho := range []float64{0.75, 0.9} {
+		// The CPU-seconds an arrival brings: 0.8·0.5·E[S_small] + 0.2·2·E[S_large].
+		lambda := rho * 4 / (0.8*0.5*meanSmall + 0.2*2*meanLarge)
+		pooled := 0.8*meanSmall + 0.2*meanLarge
+		spec := oracleSpec{
+			capacity: cpu(4000),
+			classes: []oracleClass{
+				{demand: small, weight: 0.8, service: exponentialService(meanSmall)},
+				{demand: large, weight: 0.2, service: exponentialService(meanLarge)},
+			},
+			arrivalRate: lambda,
+			workloads:   6000,
+			seed:        7,
+			policy:      BestEffortFIFO,
+			model:       func([]float64) ServiceModel { return mustExponential(t, pooled) },
+			arrivals: []Arrival{
+				{RatePerSecond: 0.8 * lambda, Options: []capacity.Quantities{small}},
+				{RatePerSecond: 0.2 * lambda, Options: []capacity.Quantities{large}},
+			},
+		}
+		var n, covered [2]int
+		var bias, wait [2]float64
+		for _, r := range runOracle(t, spec, mustNew(t))[300:] {
+			w := r.admitted - r.arrival
+			if w <= 0 {
+				continue
+			}
+			n[r.class]++
+			bias[r.class] += r.forecast.ExpectedWaitSeconds - w
+			wait[r.class] += w
+			if w <= r.forecast.P50Seconds {
+				covered[r.class]++
+			}
+		}
+		for c, class := range []string{"small", "large"} {
+			if n[c] < 300 {
+				t.Fatalf("ρ %.2f: only %d %s workloads waited", rho, n[c], class)
+			}
+			t.Logf("ρ %.2f, %s: %d waited %.1fs on average; bias %+.0f %%, P50 coverage %.2f",
+				rho, class, n[c], wait[c]/float64(n[c]), 100*bias[c]/wait[c], float64(covered[c])/float64(n[c]))
+		}
+		if rel := bias[1] / wait[1]; rel > -0.10 {
+			t.Errorf("ρ %.2f, large: bias %+.1f %% of the mean wait, want below −10 %% (one service law for both shapes)", rho, 100*rel)
+		}
+	}
 }
 
 // erlangC is P(wait > 0) in M/M/k with offered load a = kρ, through the
