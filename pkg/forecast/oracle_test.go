@@ -174,6 +174,34 @@ func runOracle(t testing.TB, spec oracleSpec, f *Forecaster) []oracleRecord {
 	return records
 }
 
+// classScore sums, over the workloads of one demand class that waited, how
+// many there were, how many the published P50 covered, the forecasts'
+// error (expected − actual, seconds) and the waits (seconds).
+type classScore struct {
+	n, covered int
+	bias, wait float64
+}
+
+// scoreByClass scores the records of a two-class oracle run by class,
+// over the workloads that waited.
+func scoreByClass(records []oracleRecord) [2]classScore {
+	var by [2]classScore
+	for _, r := range records {
+		w := r.admitted - r.arrival
+		if w <= 0 {
+			continue
+		}
+		c := &by[r.class]
+		c.n++
+		c.bias += r.forecast.ExpectedWaitSeconds - w
+		c.wait += w
+		if w <= r.forecast.P50Seconds {
+			c.covered++
+		}
+	}
+	return by
+}
+
 // The queue of TestBestEffortFIFOForecastsOfLargeWorkloadsNeedSamePriorityArrivals,
 // given the arrivals of both shapes, where that test finds the roll within
 // ±5 % with one service law for both shapes; here the large workloads'
@@ -211,28 +239,15 @@ func TestOneServiceLawForShapesOfDifferentServiceMakesForecastsShort(t *testing.
 				{RatePerSecond: 0.2 * lambda, Options: []capacity.Quantities{large}},
 			},
 		}
-		var n, covered [2]int
-		var bias, wait [2]float64
-		for _, r := range runOracle(t, spec, mustNew(t))[300:] {
-			w := r.admitted - r.arrival
-			if w <= 0 {
-				continue
-			}
-			n[r.class]++
-			bias[r.class] += r.forecast.ExpectedWaitSeconds - w
-			wait[r.class] += w
-			if w <= r.forecast.P50Seconds {
-				covered[r.class]++
-			}
-		}
+		by := scoreByClass(runOracle(t, spec, mustNew(t))[300:])
 		for c, class := range []string{"small", "large"} {
-			if n[c] < 300 {
-				t.Fatalf("ρ %.2f: only %d %s workloads waited", rho, n[c], class)
+			if by[c].n < 300 {
+				t.Fatalf("ρ %.2f: only %d %s workloads waited", rho, by[c].n, class)
 			}
 			t.Logf("ρ %.2f, %s: %d waited %.1fs on average; bias %+.0f %%, P50 coverage %.2f",
-				rho, class, n[c], wait[c]/float64(n[c]), 100*bias[c]/wait[c], float64(covered[c])/float64(n[c]))
+				rho, class, by[c].n, by[c].wait/float64(by[c].n), 100*by[c].bias/by[c].wait, float64(by[c].covered)/float64(by[c].n))
 		}
-		if rel := bias[1] / wait[1]; rel > -0.10 {
+		if rel := by[1].bias / by[1].wait; rel > -0.10 {
 			t.Errorf("ρ %.2f, large: bias %+.1f %% of the mean wait, want below −10 %% (one service law for both shapes)", rho, 100*rel)
 		}
 	}
@@ -629,27 +644,6 @@ func TestExactModelFloorOfTheRelativeErrorInTransientOverload(t *testing.T) {
 func TestBestEffortFIFOForecastsOfLargeWorkloadsNeedSamePriorityArrivals(t *testing.T) {
 	small, large := cpu(500), cpu(2000)
 	const meanS = 20.0
-	type classScore struct {
-		n, covered int
-		bias, wait float64
-	}
-	score := func(records []oracleRecord) [2]classScore {
-		var by [2]classScore
-		for _, r := range records {
-			w := r.admitted - r.arrival
-			if w <= 0 {
-				continue
-			}
-			c := &by[r.class]
-			c.n++
-			c.bias += r.forecast.ExpectedWaitSeconds - w
-			c.wait += w
-			if w <= r.forecast.P50Seconds {
-				c.covered++
-			}
-		}
-		return by
-	}
 	for _, rho := range []float64{0.75, 0.9} {
 		// A workload needs 0.8 CPU on average for E[S].
 		lambda := rho * 4 / (0.8 * meanS)
@@ -663,12 +657,12 @@ func TestBestEffortFIFOForecastsOfLargeWorkloadsNeedSamePriorityArrivals(t *test
 			policy:      BestEffortFIFO,
 			model:       func([]float64) ServiceModel { return mustExponential(t, meanS) },
 		}
-		without := score(runOracle(t, spec, mustNew(t))[300:])
+		without := scoreByClass(runOracle(t, spec, mustNew(t))[300:])
 		spec.arrivals = []Arrival{
 			{RatePerSecond: 0.8 * lambda, Options: []capacity.Quantities{small}},
 			{RatePerSecond: 0.2 * lambda, Options: []capacity.Quantities{large}},
 		}
-		with := score(runOracle(t, spec, mustNew(t))[300:])
+		with := scoreByClass(runOracle(t, spec, mustNew(t))[300:])
 		for c, name := range []string{"small", "large"} {
 			for _, side := range []struct {
 				name string
