@@ -93,10 +93,11 @@ func higherPriorityArrivals(rates, windows map[int32]float64, pending []forecast
 // options as every quotable pending workload passes none of them (they
 // fit or do not fit together) and is left out, so a ClusterQueue of one
 // demand shape rolls as before. Each shape's options are computed by
-// options (nil: the shape cannot be admitted here, left out). The classes
-// come ordered by priority, then by shape, so that the roll draws its
-// random numbers in a fixed order.
-func passingArrivals(shapes []ShapeArrival, pending []forecast.Pending, options func(capacity.Workload) []capacity.Quantities) []forecast.Arrival {
+// options (nil: the shape cannot be admitted here, left out), and each
+// names its shape's service law in laws, if it has one. The classes come
+// ordered by priority, then by shape, so that the roll draws its random
+// numbers in a fixed order.
+func passingArrivals(shapes []ShapeArrival, pending []forecast.Pending, options func(capacity.Workload) []capacity.Quantities, laws *shapeLaws) []forecast.Arrival {
 	lowest, any := lowestQuotablePriority(pending)
 	if !any || len(shapes) == 0 {
 		return nil
@@ -115,8 +116,9 @@ func passingArrivals(shapes []ShapeArrival, pending []forecast.Pending, options 
 			continue
 		}
 		out = append(out, candidate{
-			arrival: forecast.Arrival{RatePerSecond: sh.RatePerSecond, Options: opts, Priority: sh.Priority, UntilSeconds: sh.WindowSeconds},
-			demand:  sh.Demand,
+			arrival: forecast.Arrival{RatePerSecond: sh.RatePerSecond, Options: opts, Priority: sh.Priority, UntilSeconds: sh.WindowSeconds,
+				ServiceClass: laws.forOptions(sh.Priority, opts)},
+			demand: sh.Demand,
 		})
 	}
 	slices.SortFunc(out, func(a, b candidate) int {

@@ -135,11 +135,27 @@ func TestPassingArrivals(t *testing.T) {
 	}
 	small := ShapeArrival{Priority: 0, Demand: demand(500), RatePerSecond: 0.8, WindowSeconds: 600}
 	large := ShapeArrival{Priority: 0, Demand: demand(2000), RatePerSecond: 0.2, WindowSeconds: 600}
+	// smallLaw is a service law of the small shape of priority 0 only.
+	smallLaw := &shapeLaws{
+		models: []forecast.ServiceModel{forecast.Exponential{}},
+		shapes: []lawShape{{priority: 0, options: cpuOpts(500)}},
+	}
 	cases := map[string]struct {
 		shapes  []ShapeArrival
 		pending []forecast.Pending
+		laws    *shapeLaws
 		want    []forecast.Arrival
 	}{
+		"a shape with a service law of its own names it": {
+			shapes:  []ShapeArrival{large, small, {Priority: -5, Demand: demand(500), RatePerSecond: 1, WindowSeconds: 60}},
+			pending: pending(0, 2000, 500),
+			laws:    smallLaw,
+			want: []forecast.Arrival{
+				{RatePerSecond: 1, Options: cpuOpts(500), Priority: -5, UntilSeconds: 60},
+				{RatePerSecond: 0.8, Options: cpuOpts(500), UntilSeconds: 600, ServiceClass: 1},
+				{RatePerSecond: 0.2, Options: cpuOpts(2000), UntilSeconds: 600},
+			},
+		},
 		"a small shape that can pass a large pending workload, in shape order": {
 			shapes:  []ShapeArrival{large, small},
 			pending: pending(0, 2000),
@@ -182,7 +198,7 @@ func TestPassingArrivals(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := passingArrivals(tc.shapes, tc.pending, options)
+			got := passingArrivals(tc.shapes, tc.pending, options, tc.laws)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("passingArrivals (-want,+got):\n%s", diff)
 			}

@@ -207,9 +207,13 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	var maxExecSum float64
 	var maxExecCount int
 	shapes := make(arrivalShapes)
+	laws := newShapeLaws(q.Capacity, s.ShapeService, len(q.Classes), e.config.MinServiceSamples)
 	for _, w := range q.Running {
 		r := forecast.Running{Usage: w.Usage, AgeSeconds: w.AgeSeconds,
 			MaxExecutionSeconds: w.MaxExecutionSeconds, Priority: w.Priority}
+		if laws != nil {
+			r.ServiceClass = laws.of(w.Class, w.Priority, func() []capacity.Quantities { return classes.classify(w.Class).options })
+		}
 		shapes.addRunning(r.Priority, r)
 		if r.MaxExecutionSeconds > 0 {
 			maxExecSum += r.MaxExecutionSeconds
@@ -235,6 +239,9 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 			MaxExecutionSeconds: w.MaxExecutionSeconds, Priority: w.Priority,
 			Untried: w.Untried, WaitedSeconds: float64(w.WaitedSeconds),
 		}
+		if laws != nil {
+			p.ServiceClass = laws.of(w.Class, w.Priority, func() []capacity.Quantities { return c.options })
+		}
 		pending.add(uint32(w.Class), p)
 		if p.MaxExecutionSeconds > 0 {
 			maxExecSum += p.MaxExecutionSeconds
@@ -246,17 +253,21 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	roll.Arrivals = higherPriorityArrivals(s.PriorityRates, s.PriorityWindows, roll.Pending, shapes)
 	if roll.Policy == forecast.BestEffortFIFO {
 		roll.Arrivals = append(roll.Arrivals, passingArrivals(s.ShapeArrivals, roll.Pending,
-			func(w capacity.Workload) []capacity.Quantities { return demandOptions(q.Capacity, w) })...)
+			func(w capacity.Workload) []capacity.Quantities { return demandOptions(q.Capacity, w) }, laws)...)
 	}
 
 	out.Model, out.ModelErr = NewAPriori(q.Capacity, classes.mix(), s)
 	method, service := serviceModel(s, e.config.MinServiceSamples, e.config.PriorMeanServiceSeconds, maxExecSum, maxExecCount)
 	roll.Service = service
 	if method == MethodForecast {
+		// Else the workloads' ServiceClass names none.
 		roll.ServiceByPriority = priorityServiceModels(s.PriorityService)
+		roll.ServiceClasses = laws.serviceClasses()
+	} else {
+		laws = nil
 	}
 	out.Method = method
-	out.Scene = newScene(roll, pending, classes, q.Capacity, method, s, shapes, seed)
+	out.Scene = newScene(roll, pending, classes, q.Capacity, method, s, shapes, laws, seed)
 	if service == nil || len(q.Pending) == 0 {
 		return out, nil
 	}

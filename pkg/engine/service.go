@@ -41,13 +41,16 @@ func serviceModel(s Stats, minSamples int, priorMean, maxExecSum float64, maxExe
 
 // priorityServiceModels are the service laws of the priorities with a
 // sample of their own (see Stats.PriorityService): each its observed
-// sample, as the pooled law is once it holds BootstrapServiceBelow; nil when
-// there is none.
+// sample, as the pooled law is once it holds BootstrapServiceBelow (a
+// sample that makes no law of positive mean is left out); nil when there
+// is none.
 func priorityServiceModels(samples map[int32][]float64) map[int32]forecast.ServiceModel {
 	var out map[int32]forecast.ServiceModel
 	for p, sample := range samples {
 		m, err := forecast.NewEmpirical(sample)
-		if err != nil {
+		if err != nil || !(m.Mean() > 0) {
+			// The roll refuses a law whose mean is 0 (service times
+			// read from whole-second conditions can all be 0).
 			continue
 		}
 		if out == nil {

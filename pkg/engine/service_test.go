@@ -9,7 +9,8 @@ import (
 
 // TestSmallServiceSampleIsBootstrapped: below BootstrapServiceBelow
 // completions the roll resamples the service sample per replica; from
-// there on it takes the sample as the law.
+// there on it takes the sample as the law — the pooled sample, and a
+// demand shape's alike (none below MinServiceSamples).
 func TestSmallServiceSampleIsBootstrapped(t *testing.T) {
 	const minSamples = 10
 	sample := func(n int) Stats {
@@ -30,10 +31,37 @@ func TestSmallServiceSampleIsBootstrapped(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, m := serviceModel(sample(tc.n), minSamples, 0, 0, 0)
+			s := sample(tc.n)
+			_, m := serviceModel(s, minSamples, 0, 0, 0)
 			if diff := cmp.Diff(tc.want, fmt.Sprintf("%T", m)); diff != "" {
 				t.Errorf("service model type (-want +got):\n%s", diff)
 			}
+			laws := newShapeLaws(cpuQueue(4000), []ShapeService{{Demand: cpuShape(500), Sample: s.ServiceSample}}, 1, minSamples)
+			shape := "<nil>"
+			if classes := laws.serviceClasses(); len(classes) == 1 {
+				shape = fmt.Sprintf("%T", classes[0])
+			}
+			if diff := cmp.Diff(tc.want, shape); diff != "" {
+				t.Errorf("a shape's service model type (-want +got):\n%s", diff)
+			}
 		})
+	}
+}
+
+// TestPriorityServiceModelsLeaveOutSamplesOfNoPositiveMean: a priority's
+// sample of zeros (service times read from whole-second conditions can
+// all be 0) or with no value makes no law, which the roll would refuse and
+// then forecast nothing; the other priorities keep theirs.
+func TestPriorityServiceModelsLeaveOutSamplesOfNoPositiveMean(t *testing.T) {
+	got := priorityServiceModels(map[int32][]float64{0: {0, 0, 0}, 1: nil, 5: {1, 3}})
+	means := make(map[int32]float64, len(got))
+	for p, m := range got {
+		means[p] = m.Mean()
+	}
+	if diff := cmp.Diff(map[int32]float64{5: 2}, means); diff != "" {
+		t.Errorf("laws' means by priority (-want +got):\n%s", diff)
+	}
+	if got := priorityServiceModels(map[int32][]float64{0: {0}}); got != nil {
+		t.Errorf("only a sample of zeros: %v, want no laws", got)
 	}
 }

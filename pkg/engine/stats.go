@@ -32,6 +32,12 @@ type Stats struct {
 	// least BootstrapServiceBelow of them, when the ClusterQueue has seen
 	// more than one priority.
 	PriorityService map[int32][]float64
+	// ShapeService are the service samples of the demand shapes of a
+	// priority, for the priorities that have seen more than one shape: a
+	// workload of the priority and shape is rolled with its shape's law
+	// once the sample holds Config.MinServiceSamples (see newShapeLaws),
+	// over its priority's and the pooled one.
+	ShapeService []ShapeService
 	// PreemptionRate is μ_p, preempted workloads re-entering per second.
 	PreemptionRate float64
 	// ServiceSample is the observed service times; ServiceMean and
@@ -92,4 +98,12 @@ type ShapeArrival struct {
 	Demand        capacity.Workload
 	RatePerSecond float64
 	WindowSeconds float64
+}
+
+// ShapeService is the service times (seconds) of the workloads of one
+// priority and demand shape that completed.
+type ShapeService struct {
+	Priority int32
+	Demand   capacity.Workload
+	Sample   []float64
 }

@@ -38,6 +38,10 @@ type Scene struct {
 	// shapeArrivals are what a BestEffortFIFO roll built the arrivals that
 	// pass a pending workload from (see passingArrivals).
 	shapeArrivals []ShapeArrival
+	// laws are the service laws of demand shapes the roll named (see
+	// shapeLaws; nil for none), read only: queue.ServiceClasses are
+	// their models.
+	laws *shapeLaws
 	// seed is the roll's random seed: the what-if rolls with the same
 	// random numbers (common random numbers), so that it and the published
 	// forecasts differ by the workload inserted more than by sampling noise.
@@ -110,11 +114,11 @@ type pendingClass struct {
 // newScene keeps a roll's input for what-if forecasts: the queue without
 // its pending list, which pending and the classes stand for.
 func newScene(q forecast.Queue, pending compactPending, classes *classTable, cq *capacity.ClusterQueue,
-	method Method, s Stats, shapes arrivalShapes, seed [2]uint64) *Scene {
+	method Method, s Stats, shapes arrivalShapes, laws *shapeLaws, seed [2]uint64) *Scene {
 	scene := &Scene{
 		queue: q, pending: pending, classes: make([]pendingClass, len(classes.classes)), capacity: cq, method: method,
 		calibration: s.Calibration, priorityRates: s.PriorityRates, priorityWindows: s.PriorityWindows,
-		shapes: shapes, shapeArrivals: s.ShapeArrivals, seed: seed,
+		shapes: shapes, shapeArrivals: s.ShapeArrivals, laws: laws, seed: seed,
 	}
 	scene.queue.Pending, scene.queue.Arrivals = nil, nil
 	for i, c := range classes.classes {
@@ -134,9 +138,10 @@ func (s *Scene) pendingWith(at int, p forecast.Pending) []forecast.Pending {
 		if i == at {
 			out = append(out, p)
 		}
-		class := s.classes[c]
+		class, priority := s.classes[c], priorities.at(i)
 		out = append(out, forecast.Pending{
-			Options: class.options, Quotable: class.quotable, MaxExecutionSeconds: float64(maxExecs.at(i)), Priority: priorities.at(i),
+			Options: class.options, Quotable: class.quotable, MaxExecutionSeconds: float64(maxExecs.at(i)), Priority: priority,
+			ServiceClass: s.laws.cached(int(c), priority),
 		})
 	}
 	if at >= s.pending.len() {
@@ -201,6 +206,7 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 	hypothetical := forecast.Pending{
 		ID: whatIfID, Options: options, Quotable: true,
 		MaxExecutionSeconds: maxExec, Priority: priority, Untried: fitsNominalQuota(s.capacity, &s.queue, options),
+		ServiceClass: s.laws.forOptions(priority, options),
 	}
 	if s.queue.Service == nil {
 		if out.Position == 0 && fitsFreeQuota(&s.queue, hypothetical.Options) {
@@ -218,7 +224,7 @@ func (e *Engine) WhatIf(s *Scene, demand capacity.Workload, priority int32, maxE
 	q.Arrivals = higherPriorityArrivals(s.priorityRates, s.priorityWindows, q.Pending, shapes)
 	if q.Policy == forecast.BestEffortFIFO {
 		q.Arrivals = append(q.Arrivals, passingArrivals(s.shapeArrivals, q.Pending,
-			func(w capacity.Workload) []capacity.Quantities { return demandOptions(s.capacity, w) })...)
+			func(w capacity.Workload) []capacity.Quantities { return demandOptions(s.capacity, w) }, s.laws)...)
 	}
 	estimates, err := e.forecaster.Forecast(q, rand.New(rand.NewPCG(s.seed[0], s.seed[1])))
 	if err != nil || int(out.Position) >= len(estimates) {
@@ -269,7 +275,7 @@ func fitsNominalQuota(cq *capacity.ClusterQueue, q *forecast.Queue, options []ca
 // calibration corrects the service law's errors, and none enters here.
 func (e *Engine) immediate(out *WhatIf, s *Scene, p forecast.Pending) {
 	q := s.queue
-	q.Service, q.ServiceByPriority = standInLaw, nil
+	q.Service, q.ServiceByPriority, q.ServiceClasses = standInLaw, nil, nil
 	q.Pending, q.Arrivals = []forecast.Pending{p}, nil
 	estimates, err := e.forecaster.Forecast(q, rand.New(rand.NewPCG(s.seed[0], s.seed[1])))
 	if err != nil || len(estimates) == 0 {

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 	"sigs.k8s.io/kueue/pkg/features"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 // draGPU is the logical resource a DeviceClass mapping names in Kueue's
@@ -123,6 +126,71 @@ func TestDRADemandReachesTheModel(t *testing.T) {
 				if !ok || est.Admissibility != Quotable || !est.HasWait {
 					t.Errorf("%s: %+v (found %t), want Quotable with a wait", name, est, ok)
 				}
+			}
+		})
+	}
+}
+
+// draAdmission is the admission Kueue writes for a draWorkload with gpus
+// GPUs: the devices are in its resource usage.
+func draAdmission(gpus string) *kueue.Admission {
+	return utiltestingapi.MakeAdmission("cq").PodSets(utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+		Assignment(corev1.ResourceCPU, "default", "500m").Assignment(corev1.ResourceMemory, "default", "256Mi").
+		Assignment(draGPU, "default", gpus).Obj()).Obj()
+}
+
+// TestDRAWorkloadsDrawTheirShapesServiceLaw is
+// TestRunningWorkloadsDrawTheirShapesServiceLaw with GPUs claimed through
+// DRA, whose shapes differ only in the devices (in the admission's usage
+// of running workloads, in the preprocessed requests of pending ones): on
+// 4 GPUs held by four running 1-GPU workloads, a pending 2-GPU one waits
+// for two to end. Completions of 1-GPU workloads took 1 s, of 2-GPU ones
+// 100 s: matched to their shape, the running workloads end within seconds.
+// The same times from one shape are one law.
+func TestDRAWorkloadsDrawTheirShapesServiceLaw(t *testing.T) {
+	features.SetFeatureGateDuringTest(t, features.KueueDRAIntegration, true)
+	cq := utiltestingapi.MakeClusterQueue("cq").ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").
+		Resource(corev1.ResourceCPU, "8").Resource(corev1.ResourceMemory, "8Gi").Resource(draGPU, "4").Obj()).Obj()
+	cases := map[string]struct {
+		gpus   []string
+		within [2]float64
+	}{
+		"a law per shape":                   {gpus: []string{"1", "2"}, within: [2]float64{0, 5}},
+		"one shape, the same service times": {gpus: []string{"1"}, within: [2]float64{10, 1000}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := envObjects{
+				flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
+				cqs:     []*kueue.ClusterQueue{cq},
+				lqs:     []*kueue.LocalQueue{utiltestingapi.MakeLocalQueue("lq", "ns").ClusterQueue("cq").Obj()},
+			}
+			for i := range 4 {
+				name := fmt.Sprintf("r%d", i)
+				running := utiltestingapi.MakeWorkload(name, "ns").Queue("lq").ReserveQuotaAt(draAdmission("1"), t0.Add(-10*time.Second)).Obj()
+				running.Spec = draWorkload(name, t0).Spec
+				objs.running = append(objs.running, running)
+			}
+			env := newTestEnv(t, objs)
+			if err := env.queues.AddOrUpdateWorkload(logr.Discard(), draWorkload("big", t0.Add(-time.Second)), draDevices("2")); err != nil {
+				t.Fatal(err)
+			}
+			e := env.estimator(t)
+			e.markWarmed()
+			completeInTurn(env, e, 2*engine.BootstrapServiceBelow, func(i int, at time.Time) (*kueue.Workload, *kueue.Workload) {
+				w := draWorkload(fmt.Sprintf("w-%d", i), at)
+				admitted := w.DeepCopy()
+				admitted.Status.Admission = draAdmission(tc.gpus[i%len(tc.gpus)])
+				return w, admitted
+			}, []time.Duration{time.Second, 100 * time.Second})
+			e.Refresh(env.ctx)
+			est, ok := e.Results().Workload(workload.NewReference("ns", "big"))
+			if !ok || !est.HasWait {
+				t.Fatalf("no wait for big: %+v", est)
+			}
+			t.Logf("big's expected wait %v, P90 %v", est.ExpectedWait, est.P90)
+			if w := est.ExpectedWait.Seconds(); w < tc.within[0] || w > tc.within[1] {
+				t.Errorf("big's expected wait %.1fs, want within [%v, %v] s", w, tc.within[0], tc.within[1])
 			}
 		})
 	}

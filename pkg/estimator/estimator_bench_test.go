@@ -314,7 +314,12 @@ func BenchmarkRetainedMemoryPerClusterQueue(b *testing.B) {
 // pending workloads each, after a first refresh has written the ledger.
 func benchmarkRefresh(b *testing.B, clusterQueues, cohorts, pendingPerQueue int) {
 	c := newBenchCluster(b, clusterQueues, cohorts, pendingPerQueue)
-	e := c.estimator(b)
+	c.benchmarkRefreshes(b, c.estimator(b))
+}
+
+// benchmarkRefreshes times e's whole refreshes of c, after a first one
+// has written the ledger.
+func (c *benchCluster) benchmarkRefreshes(b *testing.B, e *estimator.Estimator) {
 	e.Refresh(c.ctx)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -328,6 +333,59 @@ func benchmarkRefresh(b *testing.B, clusterQueues, cohorts, pendingPerQueue int)
 // BenchmarkRefresh100000PendingOneClusterQueue is a whole refresh of one
 // ClusterQueue with 100 000 pending workloads.
 func BenchmarkRefresh100000PendingOneClusterQueue(b *testing.B) { benchmarkRefresh(b, 1, 1, 100000) }
+
+// BenchmarkRefresh100000PendingWithServicePerShape is
+// BenchmarkRefresh100000PendingOneClusterQueue after 60 completions of
+// each of the ClusterQueue's five demand shapes (the running one and the
+// four pending ones, each its own service time) were observed, so that
+// the roll draws every running and pending workload's service from its
+// shape's law, matched to the shape once per demand class.
+func BenchmarkRefresh100000PendingWithServicePerShape(b *testing.B) {
+	c := newBenchCluster(b, 1, 1, 100000)
+	e := c.estimator(b)
+	c.completeEachShape(b, e, 60)
+	c.benchmarkRefreshes(b, e)
+}
+
+// completeEachShape makes e see n workloads of each of the demand shapes
+// of the cluster's first ClusterQueue (its running workloads' 2 CPU and
+// 8Gi, its pending workloads' 1 CPU and 1–4Gi) arrive, be admitted and
+// complete, in turn, the running shape's after 20 minutes and the pending
+// ones' after 5–8.
+func (c *benchCluster) completeEachShape(b *testing.B, e *estimator.Estimator, n int) {
+	b.Helper()
+	type shape struct {
+		cpu, memory string
+		service     time.Duration
+	}
+	shapes := []shape{{"2", "8Gi", 20 * time.Minute}}
+	for g := range 4 {
+		shapes = append(shapes, shape{"1", fmt.Sprintf("%dGi", 1+g), time.Duration(5+g) * time.Minute})
+	}
+	h := e.WorkloadEventHandler()
+	cq := kueue.ClusterQueueReference(c.cqs[0].Name)
+	lq := kueue.LocalQueueName(fmt.Sprintf("lq-%d", 0))
+	for i := range n * len(shapes) {
+		sh := shapes[i%len(shapes)]
+		name := fmt.Sprintf("completed-%d", i)
+		c.clock.Step(time.Second)
+		wl := utiltestingapi.MakeWorkload(name, benchNamespace).UID(types.UID(name)).Queue(lq).
+			Request(corev1.ResourceCPU, sh.cpu).Request(corev1.ResourceMemory, sh.memory).Creation(c.clock.Now()).Obj()
+		h.OnAdd(wl, false)
+		admitted := wl.DeepCopy()
+		admitted.Status.Admission = utiltestingapi.MakeAdmission(cq).PodSets(
+			utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
+				Assignment(corev1.ResourceCPU, "default", sh.cpu).
+				Assignment(corev1.ResourceMemory, "default", sh.memory).Obj()).Obj()
+		h.OnUpdate(wl, admitted)
+		c.clock.Step(sh.service)
+		done := admitted.DeepCopy()
+		apimeta.SetStatusCondition(&done.Status.Conditions, metav1.Condition{
+			Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "Bench", LastTransitionTime: metav1.NewTime(c.clock.Now()),
+		})
+		h.OnUpdate(admitted, done)
+	}
+}
 
 // BenchmarkRefresh100000PendingAfterOneArrival is the refresh the loop
 // runs at 100 000 pending workloads in one ClusterQueue when one more

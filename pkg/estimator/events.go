@@ -328,8 +328,12 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}
 	created := newWl.CreationTimestamp.Time
 	kind := finishEvent
+	var shapeKey string
 	if !finished {
 		kind = preemptionEvent
+	} else {
+		// The shape's service sample is keyed as its admissions are.
+		shapeKey, _, _ = admittedDemand(admission)
 	}
 	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: kind, apply: func() {
 		s := e.statsFor(cq)
@@ -342,7 +346,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 				span, ok = stats.Span{Start: at.time(), End: now}, true
 			}
 			if ok {
-				s.observeService(priorityOf(newWl), span.End, span.Seconds())
+				s.observeService(priorityOf(newWl), shapeKey, span.End, span.Seconds())
 				e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
 			}
 		}

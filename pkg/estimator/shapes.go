@@ -21,11 +21,14 @@ import (
 // share goes to the shapes tracked).
 const maxShapesPerPriority = 8
 
-// admittedShape counts the admissions of one demand shape of one priority.
+// admittedShape counts the admissions of one demand shape of one priority,
+// and keeps the service times of its completions (made at the first,
+// at most priorityServiceSampleSize).
 type admittedShape struct {
 	key        string
 	demand     capacity.Workload
 	admissions *stats.EventRate
+	service    *stats.ServiceTimes
 }
 
 // admittedDemand is the demand of an admitted workload as Kueue accounted
@@ -82,6 +85,38 @@ func (ps *priorityStats) observeAdmittedShape(t, windowStart time.Time, key stri
 	rate.Seed(windowStart, nil)
 	rate.ObserveAt(t)
 	ps.shapes = append(ps.shapes, &admittedShape{key: key, demand: demand, admissions: rate})
+}
+
+// observeShapeService records the service time of a workload of this
+// priority and demand shape (admittedDemand's key) that completed at end,
+// when the shape is tracked.
+func (ps *priorityStats) observeShapeService(s *queueStats, key string, end time.Time, seconds float64) {
+	for _, sh := range ps.shapes {
+		if sh.key == key {
+			if sh.service == nil {
+				sh.service = s.newPriorityService()
+			}
+			sh.service.ObserveAt(end, seconds)
+			return
+		}
+	}
+}
+
+// shapeService returns the service samples of the priority's shapes that
+// have some, when it has seen more than one shape (with one, its own
+// sample is the shape's); the engine decides from how many on a shape's
+// sample makes its law (engine.Stats.ShapeService).
+func (ps *priorityStats) shapeService(priority int32) []engine.ShapeService {
+	if len(ps.shapes) < 2 {
+		return nil
+	}
+	var out []engine.ShapeService
+	for _, sh := range ps.shapes {
+		if sh.service != nil && sh.service.Len() > 0 {
+			out = append(out, engine.ShapeService{Priority: priority, Demand: sh.demand, Sample: sh.service.AppendValues(nil)})
+		}
+	}
+	return out
 }
 
 // shapeArrivals splits a priority's arrival rate among the demand shapes

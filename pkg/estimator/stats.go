@@ -115,9 +115,12 @@ type priorityStats struct {
 }
 
 // priorityServiceSampleSize bounds the service sample of one priority of a
-// ClusterQueue (2 KiB of samples with the reservoir's sorted copy). The
-// roll uses a priority's own sample once it holds
-// engine.BootstrapServiceBelow.
+// ClusterQueue, and of one of its demand shapes (2 KiB of samples with the
+// reservoir's sorted copy; at most maxTrackedPriorities ×
+// (1 + maxShapesPerPriority) samples per ClusterQueue). The roll uses a
+// priority's own sample once it holds engine.BootstrapServiceBelow, a
+// shape's once it holds the minimum number of service samples
+// (WithMinServiceSamples).
 const priorityServiceSampleSize = 128
 
 // admissionLatencySampleSize bounds the reservoir of measured admission
@@ -182,12 +185,16 @@ func (s *queueStats) priority(priority int32) *priorityStats {
 }
 
 // observeService records the service time of a workload of the given
-// priority that completed at end: in the ClusterQueue's sample, and in the
-// priority's own.
-func (s *queueStats) observeService(priority int32, end time.Time, seconds float64) {
+// priority and demand shape (admittedDemand's key; "" when unknown) that
+// completed at end: in the ClusterQueue's sample, in the priority's own,
+// and in its shape's.
+func (s *queueStats) observeService(priority int32, shapeKey string, end time.Time, seconds float64) {
 	s.service.ObserveAt(end, seconds)
 	if ps := s.priority(priority); ps != nil {
 		ps.serviceSample(s).ObserveAt(end, seconds)
+		if shapeKey != "" {
+			ps.observeShapeService(s, shapeKey, end, seconds)
+		}
 	}
 }
 
@@ -324,6 +331,7 @@ func (s *queueStats) view() statsView {
 			}
 			v.PriorityService[p] = ps.service.AppendValues(nil)
 		}
+		v.ShapeService = append(v.ShapeService, ps.shapeService(p)...)
 	}
 	v.PreemptionRate, _ = s.preemptions.Rate()
 	v.ServiceMean, ok1 = s.service.Mean()

@@ -61,5 +61,6 @@
 // with an exponential tail past the largest observation), [Bootstrap] (a
 // small Empirical sample resampled per replica) and [Deterministic]. One
 // law serves the whole queue unless [Queue.ServiceByPriority] gives some
-// priorities their own.
+// priorities their own, or [Queue.ServiceClasses] some workloads theirs
+// (by their ServiceClass: the estimator's demand shapes).
 package forecast

@@ -78,6 +78,9 @@ type Running struct {
 	// created before them, and Kueue requeues an evicted workload by its
 	// creation time).
 	Priority int32
+	// ServiceClass names its service law in [Queue.ServiceClasses] (see
+	// there); 0 means none.
+	ServiceClass int32
 }
 
 // Pending is one pending workload, given in the order Kueue will try them
@@ -92,6 +95,9 @@ type Pending struct {
 	// Quotable (Unfeasible) is skipped entirely: it neither waits nor
 	// blocks, and its [Estimate] is not Quotable.
 	Quotable bool
+	// ServiceClass names its service law in [Queue.ServiceClasses] (see
+	// there); 0 means none.
+	ServiceClass int32
 	// MaxExecutionSeconds bounds its service time as for [Running].
 	MaxExecutionSeconds float64
 	// Priority orders it against [Arrival] classes and decides what it may
@@ -129,6 +135,9 @@ type Arrival struct {
 	// the horizon in most replicas. The caller bounds it by the span over
 	// which it measured the rate.
 	UntilSeconds float64
+	// ServiceClass names the class's service law in
+	// [Queue.ServiceClasses] (see there); 0 means none.
+	ServiceClass int32
 }
 
 // Queue is the live snapshot of one ClusterQueue. Times are seconds
@@ -164,14 +173,29 @@ type Queue struct {
 	// ServiceByPriority, when set, gives the service law of the workloads
 	// of some priorities — running (their residuals), pending, arriving
 	// and preempted alike; a workload of any other priority draws from
-	// Service. Each model must satisfy what Service must. Only Service is
-	// resampled per replica when it is a [Bootstrap]; a Bootstrap here is
-	// used as its [Empirical] sample. A caller that measures service
+	// Service. Each model must satisfy what Service must. Service and
+	// ServiceClasses are resampled per replica where they are a
+	// [Bootstrap]; a Bootstrap here is used as its [Empirical] sample. A caller that measures service
 	// times per priority passes those with a large enough sample: in a
 	// ClusterQueue where urgent work is short and batch work long, the
 	// pooled law makes the batch workloads ahead of a low-priority one
 	// too short and the urgent arrivals that pass it too long.
 	ServiceByPriority map[int32]ServiceModel
+	// ServiceClasses, when set, are service laws that workloads name by
+	// their ServiceClass, counted from 1: a running, pending or arriving
+	// workload whose ServiceClass is c, 1 ≤ c ≤ len(ServiceClasses), draws
+	// its service (a running one its residual, a preempted one what it has
+	// left of its draw) from ServiceClasses[c−1] in place of
+	// ServiceByPriority and Service. Any other ServiceClass, 0 included,
+	// names none. Each model must satisfy what Service must; a
+	// [Bootstrap] here is resampled per replica, as Service is (O(n) per
+	// replica for n observations). A caller that measures
+	// service times per demand shape passes these: in a BestEffortFIFO
+	// ClusterQueue where large workloads run longer than the small ones
+	// that pass them, one law for both lets the large ones that run free
+	// their quota too early, and the large pending ones' forecasts come
+	// out short.
+	ServiceClasses []ServiceModel
 	// CyclePeriodSeconds is the smallest gap between two admissions in this
 	// ClusterQueue (Kueue admits at most one head per ClusterQueue per
 	// scheduling cycle); 0 means no cap.
@@ -394,8 +418,10 @@ func New(opts ...Option) (*Forecaster, error) {
 // RandomCyclePhase, a uniform fraction of a period from now); an admitted
 // workload holds its quota from the decision, is admitted
 // AdmissionLatencySeconds later (or a draw from AdmissionLatencySample) and
-// runs a fresh draw of the service model — of the replica's own bootstrap
-// resample of the observations when the model is a [Bootstrap]. The expected wait is
+// runs a fresh draw of its service law — its ServiceClass's, else its
+// priority's, else Service, of the replica's own bootstrap resample of the
+// observations when that is a [Bootstrap] (see Queue.ServiceClasses and
+// Queue.ServiceByPriority). The expected wait is
 // the mean of the R admission times, P50 and P90 their quantiles (linear
 // interpolation between order statistics).
 //
@@ -482,7 +508,7 @@ func New(opts ...Option) (*Forecaster, error) {
 // distinct priorities) and O(V·N_run) per preemption of V victims.
 //
 // Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
-// (or a model of q.ServiceByPriority) is nil or has a mean that is not
+// (or a model of q.ServiceByPriority or q.ServiceClasses) is nil or has a mean that is not
 // finite and positive, q.Policy or
 // q.WithinClusterQueue is unknown, or CyclePeriodSeconds,
 // AdmissionLatencySeconds, PreemptionDelaySeconds, a value of
@@ -523,10 +549,13 @@ var beyondBuffers = sync.Pool{New: func() any { return new([]beyondEntry) }}
 func (f *Forecaster) forecast(out []Estimate, q Queue, r *rand.Rand) {
 	s := newScene(q.Capacity, len(q.Running))
 	for _, run := range q.Running {
-		s.addRunning(run)
+		s.addRunning(run, serviceClass(q.ServiceClasses, run.ServiceClass))
 	}
 	s.addLent(q.Lent, q.LentHolders)
-	meanService := func(priority int32) float64 {
+	meanService := func(class, priority int32) float64 {
+		if m := classLaw(q.ServiceClasses, class); m != nil {
+			return m.Mean()
+		}
 		if m, ok := q.ServiceByPriority[priority]; ok {
 			return m.Mean()
 		}
@@ -559,7 +588,8 @@ func (f *Forecaster) forecast(out []Estimate, q Queue, r *rand.Rand) {
 		}
 		maxExec := sanitizeBound(p.MaxExecutionSeconds)
 		if len(s.entries) < f.horizonCount {
-			if !s.addPending(i, p.Options, maxExec, p.Priority, meanService(p.Priority)) {
+			law := serviceClass(q.ServiceClasses, p.ServiceClass)
+			if !s.addPending(i, p.Options, maxExec, p.Priority, law, meanService(law, p.Priority)) {
 				f.clampToHorizon(e)
 				blocked = q.Policy == StrictFIFO
 			} else if p.Untried {
@@ -574,10 +604,11 @@ func (f *Forecaster) forecast(out []Estimate, q Queue, r *rand.Rand) {
 			continue
 		}
 		e.Extrapolated = true
-		beyond = append(beyond, beyondEntry{pos: i, work: share * boundedMean(meanService(p.Priority), maxExec), hash: hash})
+		mean := meanService(serviceClass(q.ServiceClasses, p.ServiceClass), p.Priority)
+		beyond = append(beyond, beyondEntry{pos: i, work: share * boundedMean(mean, maxExec), hash: hash})
 	}
 	for _, a := range q.Arrivals {
-		s.addArrival(a)
+		s.addArrival(a, serviceClass(q.ServiceClasses, a.ServiceClass))
 	}
 	if len(s.entries) == 0 {
 		return
@@ -613,6 +644,14 @@ func validate(q Queue, r *rand.Rand) error {
 		}
 		if m := model.Mean(); !(m > 0) || math.IsInf(m, 0) {
 			return fmt.Errorf("%w: service model mean %v s of priority %d must be finite and > 0", ErrInvalidQueue, m, p)
+		}
+	}
+	for i, model := range q.ServiceClasses {
+		if model == nil {
+			return fmt.Errorf("%w: nil service model for service class %d", ErrInvalidQueue, i+1)
+		}
+		if m := model.Mean(); !(m > 0) || math.IsInf(m, 0) {
+			return fmt.Errorf("%w: service model mean %v s of service class %d must be finite and > 0", ErrInvalidQueue, m, i+1)
 		}
 	}
 	if q.Policy != BestEffortFIFO && q.Policy != StrictFIFO {
@@ -656,6 +695,24 @@ func validate(q Queue, r *rand.Rand) error {
 		}
 	}
 	return nil
+}
+
+// serviceClass is c when it names one of classes (see
+// Queue.ServiceClasses), else 0.
+func serviceClass(classes []ServiceModel, c int32) int32 {
+	if c >= 1 && int(c) <= len(classes) {
+		return c
+	}
+	return 0
+}
+
+// classLaw is the law that a ServiceClass sanitized by serviceClass names,
+// nil for 0.
+func classLaw(classes []ServiceModel, c int32) ServiceModel {
+	if c == 0 {
+		return nil
+	}
+	return classes[c-1]
 }
 
 func nonNegativeFinite(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }

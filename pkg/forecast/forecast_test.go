@@ -173,6 +173,8 @@ func TestForecastRejectsBadQueue(t *testing.T) {
 		"NaN until":          {edit: func(q *Queue) { q.Arrivals = []Arrival{{RatePerSecond: 1, UntilSeconds: math.NaN()}} }, rng: r},
 		"nil priority model": {edit: func(q *Queue) { q.ServiceByPriority = map[int32]ServiceModel{3: nil} }, rng: r},
 		"bad priority model": {edit: func(q *Queue) { q.ServiceByPriority = map[int32]ServiceModel{3: badMean{math.Inf(1)}} }, rng: r},
+		"nil class model":    {edit: func(q *Queue) { q.ServiceClasses = []ServiceModel{mustExponential(t, 1), nil} }, rng: r},
+		"bad class model":    {edit: func(q *Queue) { q.ServiceClasses = []ServiceModel{badMean{0}} }, rng: r},
 		"policy below range": {edit: func(q *Queue) { q.Policy = -1 }, rng: r},
 	}
 	for name, tc := range cases {
@@ -645,15 +647,12 @@ func TestArrivals(t *testing.T) {
 	})
 }
 
-// TestServiceByPriority: running, pending and arriving workloads draw
-// their own priority's service law when the queue has one, the pooled law
-// otherwise. Deterministic laws make the waits exact.
-func TestServiceByPriority(t *testing.T) {
-	f := mustNew(t, WithSamples(8))
+// threeBehindOneRunning is one CPU held by a running workload of priority
+// 5, age 1 s, with three pending workloads of priority 0 (b0, b1, b2) that
+// each take the CPU, and a deterministic service law of 10 s.
+func threeBehindOneRunning(t *testing.T) Queue {
 	full := []capacity.Quantities{cpu(1000)}
-	// One CPU: a running workload of priority 5, age 1 s, then three
-	// pending batch workloads of priority 0 that each take the CPU.
-	base := Queue{
+	return Queue{
 		Capacity: cpu(1000),
 		Running:  []Running{{Usage: cpu(1000), AgeSeconds: 1, Priority: 5}},
 		Pending: []Pending{
@@ -663,6 +662,15 @@ func TestServiceByPriority(t *testing.T) {
 		},
 		Service: mustDeterministic(t, 10),
 	}
+}
+
+// TestServiceByPriority: running, pending and arriving workloads draw
+// their own priority's service law when the queue has one, the pooled law
+// otherwise. Deterministic laws make the waits exact.
+func TestServiceByPriority(t *testing.T) {
+	f := mustNew(t, WithSamples(8))
+	full := []capacity.Quantities{cpu(1000)}
+	base := threeBehindOneRunning(t)
 	cases := map[string]struct {
 		byPriority map[int32]ServiceModel
 		want       []float64
@@ -703,6 +711,80 @@ func TestServiceByPriority(t *testing.T) {
 	}
 	if short, long := arriving(1), arriving(20); !(long > short+5) {
 		t.Errorf("last batch wait with arrivals of 1 s: %v, of 20 s: %v; want the latter longer by more than 5 s", short, long)
+	}
+}
+
+// TestServiceClasses: a running, pending or arriving workload whose
+// ServiceClass names one of Queue.ServiceClasses draws its service from
+// it, over its priority's law and the pooled one; a ServiceClass that
+// names none changes nothing. Deterministic laws make the waits exact.
+func TestServiceClasses(t *testing.T) {
+	f := mustNew(t, WithSamples(8))
+	full := []capacity.Quantities{cpu(1000)}
+	base := func() Queue {
+		q := threeBehindOneRunning(t)
+		q.ServiceClasses = []ServiceModel{mustDeterministic(t, 20), mustDeterministic(t, 3)}
+		return q
+	}
+	cases := map[string]struct {
+		edit func(*Queue)
+		want []float64
+	}{
+		"no workload names a class": {
+			edit: func(*Queue) {},
+			want: []float64{9, 19, 29},
+		},
+		"a pending workload's class": {
+			edit: func(q *Queue) { q.Pending[1].ServiceClass = 1 },
+			want: []float64{9, 19, 39},
+		},
+		"the running workload's class: its residual": {
+			edit: func(q *Queue) { q.Running[0].ServiceClass = 2 },
+			want: []float64{2, 12, 22},
+		},
+		"a class over the priority's law": {
+			edit: func(q *Queue) {
+				q.ServiceByPriority = map[int32]ServiceModel{0: mustDeterministic(t, 100)}
+				q.Pending[0].ServiceClass, q.Pending[1].ServiceClass = 2, 2
+			},
+			want: []float64{9, 12, 15},
+		},
+		"classes out of range name none": {
+			edit: func(q *Queue) {
+				q.Running[0].ServiceClass, q.Pending[0].ServiceClass, q.Pending[1].ServiceClass = 3, -1, math.MaxInt32
+			},
+			want: []float64{9, 19, 29},
+		},
+		"a preemptor's class": {
+			// b0 of priority 9 preempts the running workload of
+			// priority 5 at once (no latency) and runs 3 s; the victim
+			// goes back ahead of b1 and b2 with its 9 s left.
+			edit: func(q *Queue) {
+				q.WithinClusterQueue = PreemptionLowerPriority
+				q.Pending[0].Priority, q.Pending[0].ServiceClass = 9, 2
+			},
+			want: []float64{0, 12, 22},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := base()
+			tc.edit(&q)
+			if diff := cmp.Diff(tc.want, waits(mustForecast(t, f, q, 1)), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("expected waits (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// Higher-priority arrivals pass the pending workloads: the longer
+	// their class's service, the longer the last one waits.
+	arriving := func(class int32) float64 {
+		q := base()
+		q.Arrivals = []Arrival{{RatePerSecond: 0.02, Options: full, Priority: 9, ServiceClass: class}}
+		return mustForecast(t, mustNew(t, WithSamples(400)), q, 2)[2].ExpectedWaitSeconds
+	}
+	if short, long := arriving(2), arriving(1); !(long > short+5) {
+		t.Errorf("last wait with arrivals of 3 s: %v, of 20 s: %v; want the latter longer by more than 5 s", short, long)
 	}
 }
 

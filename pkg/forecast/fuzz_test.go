@@ -196,6 +196,30 @@ func decodeQueue(d *decoder) Queue {
 			q.Pending[i].Untried, q.Pending[i].WaitedSeconds = true, d.float()
 		}
 	}
+	// Then service classes (up to two, half of them bootstrapped) and the
+	// classes the workloads name, in and out of range.
+	for range d.byte() % 3 {
+		m := d.model()
+		if d.byte()%2 == 0 {
+			obs := make([]float64, 1+d.byte()%5)
+			for i := range obs {
+				obs[i] = d.float()
+			}
+			if b, err := NewBootstrap(obs); err == nil {
+				m = b
+			}
+		}
+		q.ServiceClasses = append(q.ServiceClasses, m)
+	}
+	for i := range q.Running {
+		q.Running[i].ServiceClass = int32(int8(d.byte())) % 4
+	}
+	for i := range q.Pending {
+		q.Pending[i].ServiceClass = int32(int8(d.byte())) % 4
+	}
+	for i := range q.Arrivals {
+		q.Arrivals[i].ServiceClass = int32(int8(d.byte())) % 4
+	}
 	return q
 }
 

@@ -376,6 +376,19 @@ func (p *preemption) hasFailed(w *waiter) bool {
 	return false
 }
 
+// lawOf is the service class of a waiting workload that has not run: a
+// pending entry's or an arrival's (a preempted one has its remaining
+// service and draws nothing).
+func (ro *roller) lawOf(w *waiter) int32 {
+	switch w.src {
+	case srcShape, srcHead:
+		return ro.s.entries[w.ref].law
+	case srcArrival:
+		return ro.s.arrivals[w.ref].law
+	}
+	return 0
+}
+
 // requeue inserts a preempted workload into back, which stays in Kueue's
 // order.
 func (p *preemption) requeue(w waiter) { p.back = insertWaiter(p.back, w) }
@@ -399,7 +412,7 @@ func (ro *roller) admitWaiter(w *waiter, v int32, t, delay float64) (int, float6
 	at := t + delay
 	svc := w.service
 	if svc < 0 {
-		svc = ro.clean(ro.serviceOf(w.prio).Sample(ro.rng), w.maxExec)
+		svc = ro.clean(ro.serviceOf(ro.lawOf(w), w.prio).Sample(ro.rng), w.maxExec)
 	}
 	end := at + svc
 	ro.push(event{t: end, vec: v, rec: int32(len(p.recs))})

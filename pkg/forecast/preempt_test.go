@@ -486,10 +486,10 @@ func TestPreemptionHeadsStayInKueuesOrder(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 11))
 			s := newScene(cpu(64000), 0)
 			for i := range 2 + r.IntN(40) {
-				s.addPending(i, []capacity.Quantities{cpu(int64(1000 * (1 + r.IntN(4))))}, 0, int32(r.IntN(4)), 1)
+				s.addPending(i, []capacity.Quantities{cpu(int64(1000 * (1 + r.IntN(4))))}, 0, int32(r.IntN(4)), 0, 1)
 			}
 			for c := range 3 {
-				s.addArrival(Arrival{RatePerSecond: 1, Options: []capacity.Quantities{cpu(int64(1000 * (1 + c)))}, Priority: int32(r.IntN(4))})
+				s.addArrival(Arrival{RatePerSecond: 1, Options: []capacity.Quantities{cpu(int64(1000 * (1 + c)))}, Priority: int32(r.IntN(4))}, 0)
 			}
 			q := Queue{Capacity: cpu(64000), Service: mustExponential(t, 1), Policy: policy, WithinClusterQueue: PreemptionLowerPriority}
 			ro := newRoller(s, q, mustNew(t), r)

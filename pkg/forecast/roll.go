@@ -31,9 +31,13 @@ type roller struct {
 	// rng draws from src, which gives each replica its stream.
 	rng *rand.Rand
 	src *replicaSource
-	// byPriority are Queue.ServiceByPriority in increasing priority
-	// (see serviceOf).
+	// byPriority are Queue.ServiceByPriority in increasing priority, and
+	// classes Queue.ServiceClasses (see serviceOf) — a copy, with this
+	// replica's resample in place of each Bootstrap, when classBoots is
+	// not empty.
 	byPriority []priorityService
+	classes    []ServiceModel
+	classBoots []classBoot
 	policy     Policy
 	cycle      float64
 	// randomPhase starts each replica at a uniform point of the cycle.
@@ -106,6 +110,7 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 	ro := &roller{
 		s:       s,
 		svc:     q.Service,
+		classes: q.ServiceClasses,
 		policy:  q.Policy,
 		cycle:   q.CyclePeriodSeconds,
 		latency: q.AdmissionLatencySeconds,
@@ -152,6 +157,14 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 	if b, ok := q.Service.(*Bootstrap); ok {
 		ro.boot = b
 	}
+	for i, m := range q.ServiceClasses {
+		if b, ok := m.(*Bootstrap); ok {
+			if ro.classBoots == nil {
+				ro.classes = slices.Clone(q.ServiceClasses)
+			}
+			ro.classBoots = append(ro.classBoots, classBoot{index: i, boot: b})
+		}
+	}
 	if q.Policy == BestEffortFIFO && len(s.shapes) > 1 && ro.h0 > 0 {
 		ro.trackLateness = true
 		ro.order = make([]int32, 0, m)
@@ -192,16 +205,30 @@ func (ro *roller) returnBuffers() {
 	ro.src.release()
 }
 
+// classBoot is a service class whose law is a Bootstrap: each replica runs
+// model, a resample of it (see Bootstrap).
+type classBoot struct {
+	index  int
+	boot   *Bootstrap
+	model  Empirical
+	counts []int32
+}
+
 // priorityService is the service law of one priority.
 type priorityService struct {
 	priority int32
 	model    ServiceModel
 }
 
-// serviceOf is the service law of a workload of the given priority: its
-// own if Queue.ServiceByPriority has one (a linear scan: a ClusterQueue
-// has a handful of priorities), the pooled one otherwise.
-func (ro *roller) serviceOf(priority int32) ServiceModel {
+// serviceOf is the service law of a workload of the given service class
+// (sanitized, see Queue.ServiceClasses) and priority: its class's when it
+// has one, else its priority's if Queue.ServiceByPriority has one (a
+// linear scan: a ClusterQueue has a handful of priorities), else the
+// pooled one.
+func (ro *roller) serviceOf(law, priority int32) ServiceModel {
+	if law > 0 {
+		return ro.classes[law-1]
+	}
 	for i := range ro.byPriority {
 		if ro.byPriority[i].priority == priority {
 			return ro.byPriority[i].model
@@ -248,8 +275,13 @@ func (ro *roller) replica(rep int) {
 		ro.bootCounts = ro.boot.resampleInto(&ro.bootModel, ro.bootCounts, ro.rng)
 		ro.svc = &ro.bootModel
 	}
+	for i := range ro.classBoots {
+		cb := &ro.classBoots[i]
+		cb.counts = cb.boot.resampleInto(&cb.model, cb.counts, ro.rng)
+		ro.classes[cb.index] = &cb.model
+	}
 	for i, run := range s.running {
-		ro.heap = append(ro.heap, event{t: ro.residual(run, ro.serviceOf(run.priority)), vec: run.vec, rec: int32(i)})
+		ro.heap = append(ro.heap, event{t: ro.residual(run, ro.serviceOf(run.law, run.priority)), vec: run.vec, rec: int32(i)})
 	}
 	if ro.lentLeft != nil {
 		copy(ro.lentLeft, s.lent)
@@ -361,7 +393,7 @@ loop:
 					ro.blocked = true
 				}
 				var bound float64
-				var priority int32
+				var priority, law int32
 				if j >= 0 {
 					e := &s.entries[j]
 					ro.times[j*R+rep] = min(t+latency, ro.horizon)
@@ -371,7 +403,7 @@ loop:
 					if ro.trackLateness {
 						ro.order = append(ro.order, int32(j))
 					}
-					bound, priority = e.maxExec, e.priority
+					bound, priority, law = e.maxExec, e.priority, e.law
 					if ro.policy == StrictFIFO {
 						ro.head++
 					} else {
@@ -380,9 +412,10 @@ loop:
 					admitted++
 				} else {
 					ro.arrHead[c]++
-					bound, priority = s.arrivals[c].maxExec, s.arrivals[c].priority
+					a := &s.arrivals[c]
+					bound, priority, law = a.maxExec, a.priority, a.law
 				}
-				svc := ro.clean(ro.serviceOf(priority).Sample(ro.rng), bound)
+				svc := ro.clean(ro.serviceOf(law, priority).Sample(ro.rng), bound)
 				ro.push(event{t: t + latency + svc, vec: v})
 				if ro.cycle > 0 && t+ro.cycle > t {
 					nextAllowed = t + ro.cycle

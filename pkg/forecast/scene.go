@@ -46,6 +46,8 @@ type runEntry struct {
 	age      float64
 	maxExec  float64
 	priority int32
+	// law is its service class (see Queue.ServiceClasses; 0: none).
+	law int32
 }
 
 // entry is one pending workload in the roll, in queue order.
@@ -55,6 +57,8 @@ type entry struct {
 	work     float64 // dominant share × bounded mean service, for extrapolation
 	shape    int32
 	priority int32
+	// law is its service class (see Queue.ServiceClasses; 0: none).
+	law int32
 	// waited is how long an untried entry has waited (see Pending.Untried).
 	waited  float32
 	untried bool
@@ -74,7 +78,9 @@ type arrivalClass struct {
 	rate     float64
 	opts     []int32
 	priority int32
-	maxExec  float64
+	// law is its service class (see Queue.ServiceClasses; 0: none).
+	law     int32
+	maxExec float64
 	// until is when the class stops arriving (+Inf: never).
 	until float64
 }
@@ -155,7 +161,9 @@ func (s *scene) vec(id int32) []int64 {
 	return s.vecs[int(id)*s.dims : (int(id)+1)*s.dims]
 }
 
-func (s *scene) addRunning(run Running) {
+// addRunning adds a running workload whose service class is law (see
+// Queue.ServiceClasses; 0: none).
+func (s *scene) addRunning(run Running, law int32) {
 	id := int32(0)
 	if s.dims > 0 {
 		id = int32(len(s.vecs) / s.dims)
@@ -177,6 +185,7 @@ func (s *scene) addRunning(run Running) {
 		age:      sanitizeAge(run.AgeSeconds),
 		maxExec:  sanitizeBound(run.MaxExecutionSeconds),
 		priority: run.Priority,
+		law:      law,
 	})
 }
 
@@ -336,9 +345,10 @@ func (s *scene) appendVec(v []int64) int32 {
 	return id
 }
 
-// addPending adds the next workload of the roll; false when none of its
-// options can ever fit.
-func (s *scene) addPending(pos int, options []capacity.Quantities, maxExec float64, priority int32, meanService float64) bool {
+// addPending adds the next workload of the roll, of service class law and
+// mean service meanService (seconds); false when none of its options can
+// ever fit.
+func (s *scene) addPending(pos int, options []capacity.Quantities, maxExec float64, priority, law int32, meanService float64) bool {
 	n := s.fittingOptions(options)
 	if n == 0 {
 		return false
@@ -352,6 +362,7 @@ func (s *scene) addPending(pos int, options []capacity.Quantities, maxExec float
 		shape:    id,
 		maxExec:  maxExec,
 		priority: priority,
+		law:      law,
 		work:     share * boundedMean(meanService, maxExec),
 	})
 	return true
@@ -368,7 +379,9 @@ func (s *scene) markUntried(waited float64) {
 	}
 }
 
-func (s *scene) addArrival(a Arrival) {
+// addArrival adds an arrival class whose service class is law (see
+// Queue.ServiceClasses; 0: none).
+func (s *scene) addArrival(a Arrival, law int32) {
 	if !(a.RatePerSecond > 0) {
 		return
 	}
@@ -384,6 +397,7 @@ func (s *scene) addArrival(a Arrival) {
 		rate:     a.RatePerSecond,
 		opts:     opts,
 		priority: a.Priority,
+		law:      law,
 		maxExec:  sanitizeBound(a.MaxExecutionSeconds),
 		until:    arrivalEnd(a.UntilSeconds),
 	})

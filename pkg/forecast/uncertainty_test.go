@@ -270,7 +270,9 @@ func TestRandomCyclePhase(t *testing.T) {
 // spread, under the Empirical model of 10 observations, is √30·σ; the
 // bootstrap adds the uncertainty of the sample's mean (σ/√10 per service,
 // 30 of them: 30σ/√10 ≈ 9.5σ against √30·σ ≈ 5.5σ), so its P90 − P50 is
-// much wider while its mean stays that of the sample.
+// much wider while its mean stays that of the sample — as the queue's
+// Service, and as the service class the workloads name (over a pooled law
+// of 1 s).
 func TestBootstrapWidensTheSpreadOfASmallSample(t *testing.T) {
 	obs := []float64{1, 2, 3, 5, 8, 13, 21, 34, 55, 89}
 	emp, err := NewEmpirical(obs)
@@ -286,18 +288,33 @@ func TestBootstrapWidensTheSpreadOfASmallSample(t *testing.T) {
 		demands[i] = cpu(1000)
 	}
 	f := mustNew(t, WithSamples(2000))
-	last := func(m ServiceModel) Estimate {
-		q := Queue{Capacity: cpu(1000), Pending: pendingOf(demands...), Service: m}
-		est := mustForecast(t, f, q, 11)
-		return est[len(est)-1]
+	cases := map[string]func(m ServiceModel) Queue{
+		"the queue's service law": func(m ServiceModel) Queue {
+			return Queue{Capacity: cpu(1000), Pending: pendingOf(demands...), Service: m}
+		},
+		"a service class": func(m ServiceModel) Queue {
+			q := Queue{Capacity: cpu(1000), Pending: pendingOf(demands...), Service: mustDeterministic(t, 1), ServiceClasses: []ServiceModel{m}}
+			for i := range q.Pending {
+				q.Pending[i].ServiceClass = 1
+			}
+			return q
+		},
 	}
-	e, b := last(emp), last(boot)
-	if ratio := b.ExpectedWaitSeconds / e.ExpectedWaitSeconds; math.Abs(ratio-1) > 0.05 {
-		t.Errorf("bootstrap mean %.1f s, empirical %.1f s: ratio %.3f, want within 5 %%", b.ExpectedWaitSeconds, e.ExpectedWaitSeconds, ratio)
-	}
-	spreadE, spreadB := e.P90Seconds-e.P50Seconds, b.P90Seconds-b.P50Seconds
-	if spreadB < 1.4*spreadE {
-		t.Errorf("bootstrap P90 − P50 = %.1f s, empirical %.1f s: want at least 1.4 times wider", spreadB, spreadE)
+	for name, queue := range cases {
+		t.Run(name, func(t *testing.T) {
+			last := func(m ServiceModel) Estimate {
+				est := mustForecast(t, f, queue(m), 11)
+				return est[len(est)-1]
+			}
+			e, b := last(emp), last(boot)
+			if ratio := b.ExpectedWaitSeconds / e.ExpectedWaitSeconds; math.Abs(ratio-1) > 0.05 {
+				t.Errorf("bootstrap mean %.1f s, empirical %.1f s: ratio %.3f, want within 5 %%", b.ExpectedWaitSeconds, e.ExpectedWaitSeconds, ratio)
+			}
+			spreadE, spreadB := e.P90Seconds-e.P50Seconds, b.P90Seconds-b.P50Seconds
+			if spreadB < 1.4*spreadE {
+				t.Errorf("bootstrap P90 − P50 = %.1f s, empirical %.1f s: want at least 1.4 times wider", spreadB, spreadE)
+			}
+		})
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -84,9 +85,38 @@ func TestKueuectlCreateWaitTimeReviewAnswersBeforeSubmitting(t *testing.T) {
 	}
 	fits, tooBig := manifest("would-fit", "1"), manifest("too-big", "16")
 
+	// The queue settles: two Jobs admitted, the head of the other two tried
+	// by the scheduler and refused for quota (with the head refused, the
+	// scheduler need not try the one behind it). A refresh published before
+	// then saw another queue (the summary lists the pending Workloads live,
+	// with the estimates of the last refresh), so only later refreshes
+	// count; one that has not yet seen the last Job gives it no estimate.
+	var settled time.Time
+	eventually(ctx, t, 2*time.Minute, "two Jobs admitted and the head of the others refused for quota", func(ctx context.Context) error {
+		var wls kueue.WorkloadList
+		if err := cl.Client.List(ctx, &wls, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		admitted, refused := 0, 0
+		for _, wl := range wls.Items {
+			switch cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved); {
+			case cond == nil:
+			case cond.Status == metav1.ConditionTrue:
+				admitted++
+			default:
+				refused++
+			}
+		}
+		if len(wls.Items) != jobs || admitted != 2 || refused == 0 {
+			return fmt.Errorf("%d Workloads, %d admitted and %d refused for quota: want %d, 2 and at least 1", len(wls.Items), admitted, refused, jobs)
+		}
+		settled = time.Now()
+		return nil
+	})
+
 	// The review and the last pending Job's published estimate, of the same
-	// refresh: a refresh between the two requests moves both, and the
-	// comparison is retried.
+	// refresh after the queue settled: a refresh between the two requests
+	// moves both, and the comparison is retried.
 	eventually(ctx, t, 2*time.Minute, "a review comparable with the pending Jobs' estimates", func(ctx context.Context) error {
 		out, err := kueuectl(ctx, t, "create", "waittimereview", "-f", fits, "-o", "json", "--kubeconfig", userKubeconfig)
 		if err != nil {
@@ -104,6 +134,9 @@ func TestKueuectlCreateWaitTimeReviewAnswersBeforeSubmitting(t *testing.T) {
 			return fmt.Errorf("%d pending, want 2 with estimates: %+v", len(s.Items), s.Items)
 		}
 		last, est := s.Items[1].WaitTimeEstimate, review.Status.WaitTimeEstimate
+		if last.EstimatedAt == nil || !last.EstimatedAt.After(settled) {
+			return fmt.Errorf("the pending Jobs' estimates were published at %v, before the queue settled at %v", last.EstimatedAt, settled)
+		}
 		if est == nil || est.EstimatedAt == nil || !est.EstimatedAt.Equal(last.EstimatedAt) {
 			return fmt.Errorf("the review's estimate %+v is not of the refresh of the pending Jobs' (%v)", est, last.EstimatedAt)
 		}

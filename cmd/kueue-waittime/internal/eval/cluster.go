@@ -186,25 +186,10 @@ func (h *clusterHarness) run(ctx context.Context, spec *Spec) (*ClusterReport, e
 	}
 	start := time.Now()
 	parallel := cmp.Or(spec.Parallel, len(plans))
-	results := make([]ClusterReplicaResult, len(plans))
-	errs := make([]error, len(plans))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, p := range plans {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rep := Replica{Prefix: cmp.Or(h.namespace, fmt.Sprintf("%s-l%d-s%d", sanitize(spec.Name), p.LevelIndex, p.SeedIndex))}
-			rep.Namespace = rep.Prefix
-			h.progressf("%s: level %.2f seed %d: %d Jobs over %.0fs", spec.Name, p.Level, p.SeedIndex, len(p.Arrivals), p.Span)
-			results[i], errs[i] = h.runReplica(ctx, spec, p, rep)
-			if errs[i] == nil {
-				h.progressf("%s: level %.2f seed %d done", spec.Name, p.Level, p.SeedIndex)
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.namespace, "Jobs", h.progressf, func(ctx context.Context, p Plan, rep Replica) (ClusterReplicaResult, error) {
+		return h.runReplica(ctx, spec, p, rep)
+	})
+	if err != nil {
 		return nil, err
 	}
 	sc, err := score.ScrapeURL(ctx, h.metricsURL, true, h.metricsToken)

@@ -162,28 +162,10 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	start, attempts := time.Now(), admissionAttempts()
 	refreshesBefore := h.Scores.refreshCount()
 	parallel := cmp.Or(h.Parallel, spec.Parallel, len(plans))
-	results := make([]*replicaRun, len(plans))
-	errs := make([]error, len(plans))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, p := range plans {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rep := Replica{Prefix: fmt.Sprintf("%s-l%d-s%d", sanitize(spec.Name), p.LevelIndex, p.SeedIndex)}
-			if h.Namespace != "" {
-				rep.Prefix = h.Namespace
-			}
-			rep.Namespace = rep.Prefix
-			h.progressf("%s: level %.2f seed %d: %d arrivals over %.0fs", spec.Name, p.Level, p.SeedIndex, len(p.Arrivals), p.Span)
-			results[i], errs[i] = h.runReplica(ctx, spec, p, rep)
-			if errs[i] == nil {
-				h.progressf("%s: level %.2f seed %d done", spec.Name, p.Level, p.SeedIndex)
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.Namespace, "arrivals", h.progressf, func(ctx context.Context, p Plan, rep Replica) (*replicaRun, error) {
+		return h.runReplica(ctx, spec, p, rep)
+	})
+	if err != nil {
 		return nil, err
 	}
 	report := buildReport(spec, results, h.Scores)
@@ -192,6 +174,37 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	report.SchedulingCyclesPerSecond = (admissionAttempts() - attempts) / wall.Seconds()
 	report.Refreshes = summarizeRefreshes(h.Scores.refreshesSince(refreshesBefore), h.RefreshBudget)
 	return report, nil
+}
+
+// runReplicas runs every plan's replica with run, at most parallel at once,
+// each in the namespace named for its level and seed (or namespace, when
+// set, which the plans then share), and reports each one's start (its
+// arrivals counted as what) and end to progressf. It returns the results in
+// the order of plans, or the errors of all that failed.
+func runReplicas[R any](ctx context.Context, scenario string, plans []Plan, parallel int, namespace, what string,
+	progressf func(string, ...any), run func(context.Context, Plan, Replica) (R, error)) ([]R, error) {
+	results := make([]R, len(plans))
+	errs := make([]error, len(plans))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rep := Replica{Prefix: cmp.Or(namespace, fmt.Sprintf("%s-l%d-s%d", sanitize(scenario), p.LevelIndex, p.SeedIndex))}
+			rep.Namespace = rep.Prefix
+			progressf("%s: level %.2f seed %d: %d %s over %.0fs", scenario, p.Level, p.SeedIndex, len(p.Arrivals), what, p.Span)
+			results[i], errs[i] = run(ctx, p, rep)
+			if errs[i] == nil {
+				progressf("%s: level %.2f seed %d done", scenario, p.Level, p.SeedIndex)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 // replicaPlans draws the plan of every level × seed replica of a scenario,
