@@ -11,13 +11,20 @@ K8S_VERSION ?= 1.36.0
 KUBEBUILDER_ASSETS ?= $(ROOT)/bin/k8s/$(K8S_VERSION)
 KUEUE_DIR := $(ROOT)/_output/kueue
 WORKSPACE := $(ROOT)/_output/go.work
+# Every go command builds with -trimpath: a package's compilation then does
+# not depend on the directory it sits in (without it Go keys the compilation
+# on that directory), so a fresh clone in another folder, the patched tree
+# under _output/kueue and the copies verify-patches and verify-codegen make
+# share Go's build and test caches instead of compiling the same Kueue
+# packages once per folder.
+GOFLAGS_ALL := -buildvcs=false -trimpath
 # This module's harness and CLI build with the patched tree through the
 # workspace (they construct the patched tree's in-tree estimator).
-GO_PATCHED := GOWORK=$(WORKSPACE) GOFLAGS=-buildvcs=false go
+GO_PATCHED := GOWORK=$(WORKSPACE) GOFLAGS="$(GOFLAGS_ALL)" go
 # The patched tree alone, with Kueue's own go.mod (run in $(KUEUE_DIR)); and
 # the library against the unpatched v0.19.2 module (run here).
-GO_KUEUE := GOWORK=off GOFLAGS=-buildvcs=false go
-GO_PRISTINE := GOWORK=off GOFLAGS=-buildvcs=false go
+GO_KUEUE := GOWORK=off GOFLAGS="$(GOFLAGS_ALL)" go
+GO_PRISTINE := GOWORK=off GOFLAGS="$(GOFLAGS_ALL)" go
 INTEGRATION_TIMEOUT ?= 30m
 
 export KUBEBUILDER_ASSETS
@@ -56,7 +63,7 @@ verify-git-am: ## git am the series on Kueue's own v0.19.2 tag (KUEUE_GIT=a clon
 	hack/verify-git-am.sh $(KUEUE_GIT)
 
 .PHONY: envtest
-envtest: ## Build kube-apiserver and etcd from Go modules into bin/k8s/ (once).
+envtest: ## Build kube-apiserver, etcd, kube-controller-manager and kube-scheduler from Go modules into bin/k8s/ (once, in one go build).
 	hack/envtest.sh
 
 .PHONY: kubectl
@@ -64,13 +71,15 @@ kubectl: ## Build kubectl v1.36.0 from Go modules into bin/k8s/ (once; for tryin
 	hack/envtest.sh kubectl
 
 .PHONY: cluster-tools
-cluster-tools: ## Build kube-controller-manager and kube-scheduler v1.36.0 into bin/k8s/ and KWOK v0.8.0 into bin/tools/ (once).
+cluster-tools: ## As envtest, and KWOK v0.8.0 into bin/tools/ (once).
 	hack/envtest.sh cluster
 
 .PHONY: build
 build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patched) and bin/kueue-waittime.
 	@echo "build: compiling the patched Kueue manager, kueuectl and kueue-waittime (the first time: about 5 minutes on 2 cores)"
-	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env $(GO_KUEUE) build -o $(ROOT)/bin/kueue ./cmd/kueue
+	# Static, as hack/image.sh builds the image's manager: the two then
+	# share every compiled package and differ only in the link.
+	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env CGO_ENABLED=0 $(GO_KUEUE) build -o $(ROOT)/bin/kueue ./cmd/kueue
 	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueuectl" env $(GO_KUEUE) build -o $(ROOT)/bin/kueuectl ./cmd/kueuectl
 	hack/heartbeat.sh "build: still compiling bin/kueue-waittime" env $(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
 	@echo "built bin/kueue, bin/kueuectl and bin/kueue-waittime"
@@ -83,35 +92,59 @@ include hack/codegen.mk
 ##@ Tests
 
 .PHONY: test
-TEST_STEPS := test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy e2e test-monitoring test-perf-score
-test: ## Everything: unit, patched build, patch and codegen verification, upstream tests, integration, deployment, end to end, monitoring, perf harness (each step's time printed).
+# `make test` guards every submission; each step prints its time. Its last
+# step, test-slow, runs the slow checks (hack/slow-tier.sh) whose inputs
+# changed since a pass on record, and says which it skipped and why; the
+# per-patch checks of verify-patches are keyed the same way.
+# `make test-all` runs everything, records or not.
+TEST_STEPS := test-unit build verify-patches verify-codegen test-upstream test-integration test-deploy e2e test-monitoring test-slow
+test: ## Every submission's tests: unit, patched build, patch and codegen verification, upstream tests, integration, deployment, a short end to end, monitoring, and the slow checks whose inputs changed (each step's time printed).
 	@start=$$SECONDS; for step in $(TEST_STEPS); do \
 	  t=$$SECONDS; $(MAKE) --no-print-directory $$step; \
 	  echo "test: $$step passed in $$((SECONDS - t)) s (at $$((SECONDS - start)) s)"; \
-	done
+	done; echo "test: all $(words $(TEST_STEPS)) steps passed in $$((SECONDS - start)) s"
+
+.PHONY: test-all
+test-all: ## As make test, but every patch verified one by one and every slow check run, whatever hack/verified.txt and this machine's records say (about 25 minutes more).
+	VERIFY_PATCHES_FORCE=1 SLOW_TIER_FORCE=1 $(MAKE) --no-print-directory test
+
+.PHONY: test-slow
+test-slow: $(WORKSPACE) envtest ## The slow checks (gate-off scheduler suite, fault e2e, perf-harness score) whose inputs have no pass on record (SLOW_TIER_FORCE=1: all).
+	hack/slow-tier.sh
 
 .PHONY: test-unit
-test-unit: ## Library unit tests against the unpatched v0.19.2 module, under the race detector.
+test-unit: ## Library unit tests against the unpatched v0.19.2 module, under the race detector (Go's test cache skips unchanged packages).
 	$(GO_PRISTINE) vet ./pkg/...
-	$(GO_PRISTINE) test -race -count=1 ./pkg/...
+	$(GO_PRISTINE) test -race ./pkg/...
 
-# Kueue's own tests of every package the patches touch or add (the estimator's
-# under ./pkg/scheduler/waittime/), on the patched tree with Kueue's go.mod.
+# Kueue's own tests of every package the patches touch or add, on the
+# patched tree with Kueue's go.mod; less the estimator's packages under
+# ./pkg/scheduler/waittime/, the generated copy of this repository's pkg/
+# whose tests test-unit runs (verify-patches proves the copy byte for byte and
+# vets it with its tests against Kueue's go.mod).
 UPSTREAM_PACKAGES ?= ./pkg/features/... ./pkg/scheduler/... ./pkg/cache/queue/... ./pkg/util/heap/... ./pkg/metrics/... ./pkg/visibility/... ./pkg/config/... ./apis/config/... ./cmd/kueue/... ./cmd/kueuectl/... ./apis/visibility/...
-# Kueue's own scheduler integration suite on the patched tree, run twice: with
-# the gate off, and with it on and the estimator wired into the scheduler.
+# Kueue's own scheduler integration suite on the patched tree: in make test
+# with the gate on and the estimator wired into the scheduler; with the gate
+# off in the slow tier (test-upstream-gate-off).
 UPSTREAM_INTEGRATION ?= ./test/integration/singlecluster/scheduler
 
 .PHONY: test-upstream
-test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched and added packages and its scheduler integration suite, GOWORK=off.
-	cd $(KUEUE_DIR) && $(GO_KUEUE) test -count=1 $(UPSTREAM_PACKAGES)
-	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_KUEUE) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION)
+test-upstream: $(WORKSPACE) envtest ## Kueue's own unit tests of the patched and added packages and its scheduler integration suite with the estimator on, GOWORK=off.
+	cd $(KUEUE_DIR) && pkgs=$$($(GO_KUEUE) list $(UPSTREAM_PACKAGES) | grep -v -e '/pkg/scheduler/waittime$$' -e '/pkg/scheduler/waittime/') && $(GO_KUEUE) test $$pkgs
 	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_KUEUE) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION) -args -wait-time-estimation
 
+.PHONY: test-upstream-gate-off
+test-upstream-gate-off: $(WORKSPACE) envtest ## Kueue's scheduler integration suite on the patched tree with the gate off (slow tier).
+	cd $(KUEUE_DIR) && PROJECT_DIR=$(KUEUE_DIR)/ $(GO_KUEUE) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(UPSTREAM_INTEGRATION)
+
 .PHONY: test-integration
+# The packages of cmd/ whose tests start control planes (envtest): run every
+# time (-count=1), since what they run lies outside Go's view of their inputs.
+CMD_CONTROLPLANE_PACKAGES := ./cmd/kueue-waittime/ ./cmd/kueue-waittime/internal/dispatched/ ./cmd/kueue-waittime/internal/eval/ ./cmd/kueue-waittime/internal/whatif/
 test-integration: $(WORKSPACE) envtest ## CLI tests, and the integration suites on envtest with the patched Kueue under the race detector.
 	$(GO_PATCHED) vet ./cmd/... ./test/...
-	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./cmd/...
+	pkgs=$$($(GO_PATCHED) list ./cmd/... | grep -v -x $(foreach p,$(CMD_CONTROLPLANE_PACKAGES),-e 'github.com/kueue-waittime/kueue-waittime/$(patsubst ./%/,%,$(p))')) && $(GO_PATCHED) test $$pkgs
+	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(CMD_CONTROLPLANE_PACKAGES)
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./test/controlplane/ ./test/dispatcheval/
 
 .PHONY: test-monitoring
@@ -127,10 +160,24 @@ KUEUE_IMAGE_LAYOUT ?= $(ROOT)/_output/image/oci
 CLUSTER_ENV := KWOK=$(KWOK) KUEUE_MANIFESTS=$(KUEUE_MANIFESTS) KUEUE_IMAGE_LAYOUT=$(KUEUE_IMAGE_LAYOUT) KUEUECTL=$(ROOT)/bin/kueuectl KUEUE_WAITTIME=$(ROOT)/bin/kueue-waittime
 E2E_TIMEOUT ?= 30m
 
+# The end-to-end tests on the local cluster: make test runs the short set
+# (Jobs, plain pods, GPU and DRA Jobs, the demo, metrics over HTTPS, kueuectl's
+# what-if); the slow tier runs the rest (e2e-faults).
+E2E_SHORT := ^(TestDemoRunsJobsOnItsOwnClusterAndScoresFromTheManagersMetrics|TestJobsQueueRunAndFinishThroughKueue|TestGPUJobRunsOnAGPUNode|TestPlainPodsQueueAndRunThroughKueue|TestDRAJobGetsADeviceOnADRANode|TestMetricsServedOverHTTPSToAnAuthorizedServiceAccount|TestKueuectlCreateWaitTimeReviewAnswersBeforeSubmitting)$$
+
 .PHONY: e2e
-e2e: envtest cluster-tools manifests image build ## End to end on a local cluster (KWOK nodes, real Jobs) with the image's manager deployed from the manifests.
+e2e: envtest cluster-tools manifests image build ## End to end on a local cluster (KWOK nodes, real Jobs) with the image's manager deployed from the manifests: the short set.
 	$(GO_PATCHED) vet ./test/cluster/ ./test/e2e/
 	$(GO_PATCHED) test -race -count=1 ./test/cluster/
+	$(CLUSTER_ENV) $(GO_PATCHED) test -count=1 -v -timeout $(E2E_TIMEOUT) -run '$(E2E_SHORT)' ./test/e2e/
+
+.PHONY: e2e-faults
+e2e-faults: envtest cluster-tools manifests image build ## The end-to-end tests the short set leaves out: faults (manager killed, API server restarted, malformed configuration), replicas, eval as Jobs (slow tier).
+	$(GO_PATCHED) vet ./test/e2e/
+	$(CLUSTER_ENV) $(GO_PATCHED) test -count=1 -v -timeout $(E2E_TIMEOUT) -skip '$(E2E_SHORT)' ./test/e2e/
+
+.PHONY: e2e-all
+e2e-all: envtest cluster-tools manifests image build ## Every end-to-end test on one cluster.
 	$(CLUSTER_ENV) $(GO_PATCHED) test -count=1 -v -timeout $(E2E_TIMEOUT) ./test/e2e/
 
 .PHONY: cluster

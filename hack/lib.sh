@@ -3,7 +3,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KUEUE_MODULE=sigs.k8s.io/kueue
 KUEUE_VERSION=${KUEUE_VERSION:-v0.19.2}
 KUEUE_DIR=${KUEUE_DIR:-${ROOT}/_output/kueue}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
+# -trimpath: compilations do not depend on the folder a tree sits in, so the
+# trees under _output/ and a fresh clone elsewhere share Go's caches (see the
+# Makefile's GOFLAGS_ALL).
+export GOFLAGS=${GOFLAGS:--buildvcs=false -trimpath}
 
 die() { echo "$*" >&2; exit 1; }
 
@@ -80,4 +83,67 @@ gated_minimalkueue() {
   mkdir -p "$2"
   printf '#!/bin/sh\nexec "%s" --feature-gates=WaitTimeEstimation=true "$@"\n' "$1" > "$2/minimalkueue"
   chmod +x "$2/minimalkueue"
+}
+
+# --- verification records -------------------------------------------------
+#
+# A check that is long and whose verdict depends only on files it can name
+# (a patch's verification depends on pristine Kueue, the patches up to it and
+# the Go version; the fault-injection e2e on the patches, cmd/, pkg/, config/
+# and its own tests) is keyed by the content of those files: `make test` runs
+# it whenever no record of a pass holds its key, and says it skipped it, and
+# why, when one does. `make test-all` runs every such check whatever the
+# records say. A record is the check's name and key, written when the check
+# passes, in two places:
+#   - hack/verified.txt in the tree, one line a check (the newest pass), to be
+#     committed with the change it verified: a fresh clone on a new machine
+#     then skips what the committing developer already ran on the same
+#     inputs;
+#   - the machine's tools cache (${VERIFIED_CACHE}), one file a key: a
+#     check that passed on this machine is not run again here on the same
+#     inputs, committed or not (CI runs on the submitting machine).
+# A key covers the Go version and the check's own definition (this file and
+# the script that runs it), so a new toolchain or a changed check runs again.
+VERIFIED_FILE="${ROOT}/hack/verified.txt"
+VERIFIED_CACHE=${VERIFIED_CACHE:-${KUEUE_WAITTIME_TOOLS_CACHE:-$(dirname "$(go env GOCACHE)")/kueue-waittime-tools}/verified}
+
+# content_key NAME [PATH...]: a sha256 over the Go version, NAME, this file,
+# and the path and content of every file under the PATHs that git tracks or
+# would add (relative to the repository root), in path order.
+content_key() {
+  local name=$1
+  shift
+  {
+    go env GOVERSION
+    echo "${name}"
+    sha256sum "${ROOT}/hack/lib.sh" | cut -d' ' -f1
+    if [[ $# -gt 0 ]]; then
+      (cd "${ROOT}" && git ls-files -z --cached --others --exclude-standard -- "$@" | sort -zu |
+        xargs -0 -r sha256sum -- 2>/dev/null || true)
+    fi
+  } | sha256sum | cut -d' ' -f1
+}
+
+# is_verified NAME KEY: a pass of NAME with KEY is on record (the tree's or
+# this machine's). Prints where.
+is_verified() {
+  if [[ -f "${VERIFIED_FILE}" ]] && grep -qx "$1 $2" "${VERIFIED_FILE}"; then
+    echo "hack/verified.txt"
+    return 0
+  fi
+  if [[ -f "${VERIFIED_CACHE}/$2" ]] && grep -qx "$1" "${VERIFIED_CACHE}/$2"; then
+    echo "this machine's cache"
+    return 0
+  fi
+  return 1
+}
+
+# record_verified NAME KEY: NAME passed with KEY; writes both records.
+record_verified() {
+  mkdir -p "${VERIFIED_CACHE}"
+  echo "$1" > "${VERIFIED_CACHE}/$2"
+  local tmp
+  tmp=$(mktemp)
+  { [[ -f "${VERIFIED_FILE}" ]] && grep -v "^$1 " "${VERIFIED_FILE}" || true; echo "$1 $2"; } | sort > "${tmp}"
+  mv "${tmp}" "${VERIFIED_FILE}"
 }
