@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -27,16 +28,11 @@ func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSumm
 		}
 	}
 	if !isTerminal(w) {
-		// A log, not a screen: one plain line per redraw, with the head of
-		// the queue.
+		// A log, not a screen: one plain line per redraw, with the ETAs of
+		// the first pending workloads in queue order.
 		line := fmt.Sprintf("%s %s: submitted %d/%d, running %d, finished %d, pending %d", now.Format("15:04:05"), cq, created, len(runs), running, finished, len(summary.Items))
 		if len(summary.Items) > 0 {
-			head := &summary.Items[0]
-			if est := head.WaitTimeEstimate; est != nil && est.P50WaitMilliseconds != nil && est.P90WaitMilliseconds != nil {
-				line += fmt.Sprintf("; next %s: ETA P50 %s, P90 %s", head.Name,
-					(time.Duration(*est.P50WaitMilliseconds) * time.Millisecond).Round(100*time.Millisecond),
-					(time.Duration(*est.P90WaitMilliseconds) * time.Millisecond).Round(100*time.Millisecond))
-			}
+			line += "; ETA P50/P90: " + logETAs(summary.Items, maxLogETAs)
 		}
 		fmt.Fprintln(w, line)
 		return
@@ -80,6 +76,40 @@ func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSumm
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", item.PositionInClusterQueue, item.Name, waiting, adm, p50, p90, method, reason)
 	}
 	tw.Flush()
+}
+
+// maxLogETAs is how many pending workloads a log line of the live view
+// names with their ETAs.
+const maxLogETAs = 5
+
+// logETAs lists the first n pending workloads as "name P50/P90", a
+// workload without a P50 and P90 as "name —" with its admissibility when
+// it has one (an Unfeasible workload has no ETA), and how many more.
+func logETAs(items []visibility.PendingWorkload, n int) string {
+	var b strings.Builder
+	for i := range items {
+		if i == n {
+			fmt.Fprintf(&b, " (+%d more)", len(items)-n)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		item := &items[i]
+		b.WriteString(item.Name)
+		est := item.WaitTimeEstimate
+		switch {
+		case est != nil && est.P50WaitMilliseconds != nil && est.P90WaitMilliseconds != nil:
+			fmt.Fprintf(&b, " %s/%s",
+				(time.Duration(*est.P50WaitMilliseconds) * time.Millisecond).Round(100*time.Millisecond),
+				(time.Duration(*est.P90WaitMilliseconds) * time.Millisecond).Round(100*time.Millisecond))
+		case est != nil && est.Admissibility != "":
+			fmt.Fprintf(&b, " — (%s)", est.Admissibility)
+		default:
+			b.WriteString(" —")
+		}
+	}
+	return b.String()
 }
 
 // isTerminal reports whether w is a character device (a terminal), where
