@@ -91,8 +91,9 @@ func TestDispatchedAgainstAManager(t *testing.T) {
 		err := c.ExecuteContext(ctx)
 		return out.String(), err
 	}
-	// The LocalQueue reaches the manager's queues through its informer.
-	deadline := time.Now().Add(30 * time.Second)
+	// The LocalQueue reaches the manager's queues through its informer:
+	// asked until it has, for as long as a loaded machine may take.
+	deadline := time.Now().Add(2 * time.Minute)
 	out, err := cmd("--local-queue", "lq")
 	for err != nil && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +21,10 @@ func TestRunProfileWritesTheCPUBlockAndMutexProfilesOfTheRun(t *testing.T) {
 	if _, err := startRunProfile(dir, "other"); err == nil {
 		t.Error("a second profile while one runs: no error")
 	}
-	// Contend a mutex: one goroutine holds it while another waits.
+	// Contend a mutex: one goroutine holds it while another waits. The
+	// holder lets go only once the waiter is parked on it (however long a
+	// loaded machine takes to run the waiter), and 20 ms later, so that
+	// the wait is longer than the block profile's rate and recorded.
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	mu.Lock()
@@ -27,6 +32,7 @@ func TestRunProfileWritesTheCPUBlockAndMutexProfilesOfTheRun(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 	})
+	waitParkedOnMutex(t, "TestRunProfileWritesTheCPUBlockAndMutexProfilesOfTheRun")
 	time.Sleep(20 * time.Millisecond)
 	mu.Unlock()
 	wg.Wait()
@@ -55,5 +61,26 @@ func TestRunProfileWritesTheCPUBlockAndMutexProfilesOfTheRun(t *testing.T) {
 	}
 	if err := q.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitParkedOnMutex waits until a goroutine started by the function named
+// fn is parked in sync.Mutex.Lock, as the runtime's dump of every
+// goroutine shows it ("goroutine N [sync.Mutex.Lock]:" over its stack).
+func waitParkedOnMutex(t *testing.T, fn string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(time.Minute); ; {
+		dump := string(buf[:runtime.Stack(buf, true)])
+		for g := range strings.SplitSeq(dump, "\n\n") {
+			header, _, _ := strings.Cut(g, "\n")
+			if strings.Contains(header, "[sync.Mutex.Lock") && strings.Contains(g, "."+fn+".") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no goroutine of %s parked on the mutex within a minute:\n%s", fn, dump)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
