@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/features"
 	"sigs.k8s.io/kueue/pkg/metrics"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
 )
@@ -35,8 +36,12 @@ func setGate(on bool) {
 
 // runScenario fills a 2-CPU ClusterQueue with four 500m workloads, leaves
 // two waiting and one Unfeasible, and returns once the scheduler has
-// settled.
-func runScenario(cp *controlplane.ControlPlane, name string) {
+// settled: every pending workload tried and left pending (or set aside as
+// equivalent to one that was), as k's queue manager holds them. With a
+// counter, it returns only once the manager's requests that the parity
+// check compares have then stopped for quietPeriod, so that none still in
+// flight lands after the run.
+func runScenario(cp *controlplane.ControlPlane, k *controlplane.Kueue, name string, counter *controlplane.RequestCounter) {
 	ginkgo.GinkgoHelper()
 	// Kueue's webhooks are up: the flavor can be created.
 	gomega.Expect(client.IgnoreAlreadyExists(cp.Client.Create(ctx, utiltestingapi.MakeResourceFlavor("default").Obj()))).To(gomega.Succeed())
@@ -58,28 +63,85 @@ func runScenario(cp *controlplane.ControlPlane, name string) {
 		}
 		return n
 	}
+	// settled: the queue manager has no workload of the ClusterQueue left to
+	// try (none in its queue, none popped by the scheduler): each of pending
+	// was tried and left pending, or set aside as equivalent to one that
+	// was. It reads the manager's memory and makes no API request.
+	var pending []string
+	settled := func(g gomega.Gomega) {
+		want := make([]string, 0, len(pending))
+		for _, p := range pending {
+			want = append(want, string(workload.NewReference(name, p)))
+		}
+		var got []string
+		for _, ref := range k.Queues.DumpInadmissible()[kueue.ClusterQueueReference(name)] {
+			got = append(got, string(ref))
+		}
+		g.Expect(k.Queues.Dump()[kueue.ClusterQueueReference(name)]).To(gomega.BeEmpty(), "workloads still to be tried")
+		g.Expect(got).To(gomega.ConsistOf(want), "workloads tried and left pending, or set aside")
+	}
 	for i := range 6 {
-		gomega.Expect(cp.Client.Create(ctx, utiltestingapi.MakeWorkload(fmt.Sprintf("w%d", i), name).Queue("lq").
+		wl := fmt.Sprintf("w%d", i)
+		gomega.Expect(cp.Client.Create(ctx, utiltestingapi.MakeWorkload(wl, name).Queue("lq").
 			Request(corev1.ResourceCPU, "500m").Obj())).To(gomega.Succeed())
 		// One at a time, so the scheduler sees the same sequence each run.
 		want := min(i+1, 4)
+		if i >= 4 {
+			pending = append(pending, wl)
+		}
 		gomega.Eventually(func(g gomega.Gomega) {
 			g.Expect(admitted(g)).To(gomega.Equal(want))
+			settled(g)
 		}, timeout, interval).Should(gomega.Succeed())
-		if i >= 4 {
-			// Tried and left pending (or set aside as equivalent to one that was).
-			time.Sleep(time.Second)
-		}
 	}
 	gomega.Expect(cp.Client.Create(ctx, utiltestingapi.MakeWorkload("huge", name).Queue("lq").
 		Request(corev1.ResourceCPU, "20").Obj())).To(gomega.Succeed())
+	pending = append(pending, "huge")
 	gomega.Eventually(func(g gomega.Gomega) {
 		var wl kueue.Workload
 		g.Expect(cp.Client.Get(ctx, client.ObjectKey{Namespace: name, Name: "huge"}, &wl)).To(gomega.Succeed())
 		g.Expect(apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)).NotTo(gomega.BeNil())
+		settled(g)
 	}, timeout, interval).Should(gomega.Succeed())
-	// Let anything still in flight land.
-	time.Sleep(3 * time.Second)
+	if counter == nil {
+		return
+	}
+	// Anything still in flight lands: the compared requests stop.
+	gomega.Eventually(func(g gomega.Gomega) {
+		first := comparedCounts(counter.Counts())
+		time.Sleep(quietPeriod)
+		g.Expect(comparedCounts(counter.Counts())).To(gomega.Equal(first), "the manager's requests still come")
+	}, timeout, interval).Should(gomega.Succeed())
+}
+
+// quietPeriod is how long the compared requests must have stopped before a
+// run ends.
+const quietPeriod = 3 * time.Second
+
+// comparedCounts returns the counts of requests as the parity check compares
+// them. The ClusterQueue and LocalQueue controllers write their status on
+// their own schedule: between two identical runs with the gate off their
+// counts varied (6-8 and 7-11 here), so they are left out; so are the
+// visibility server's SubjectAccessReviews, one per request it serves,
+// most of them the aggregator's availability probes, which come on the
+// aggregator's own schedule (13-15 a run here). Informers list by
+// streaming watches, and client-go sometimes opens a second watch on a
+// resource right after the initial list (1 or 2 per resource, in either
+// mode, from run to run): what is watched must match, not how often, so
+// each watched resource counts once. Every other request, the visibility
+// server's included, is counted as made.
+func comparedCounts(counts map[string]int) map[string]int {
+	out := make(map[string]int, len(counts))
+	for key, n := range counts {
+		switch {
+		case key == "PUT clusterqueues/status", key == "PUT localqueues/status", key == "visibility: POST subjectaccessreviews":
+		case strings.HasPrefix(key, "WATCH "), strings.HasPrefix(key, "visibility: WATCH "):
+			out[key] = 1
+		default:
+			out[key] = n
+		}
+	}
+	return out
 }
 
 var _ = ginkgo.Describe("The WaitTimeEstimation gate", ginkgo.Ordered, func() {
@@ -90,7 +152,7 @@ var _ = ginkgo.Describe("The WaitTimeEstimation gate", ginkgo.Ordered, func() {
 		k, err := cp.StartKueue(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(k.Estimator).To(gomega.BeNil(), "the estimator must not be constructed with the gate off")
-		runScenario(cp, "gate-off")
+		runScenario(cp, k, "gate-off", nil)
 		gomega.Expect(cp.StopKueue()).To(gomega.Succeed())
 
 		_, err = cp.StartKueue(ctx)
@@ -147,7 +209,7 @@ var _ = ginkgo.Describe("The WaitTimeEstimation gate", ginkgo.Ordered, func() {
 			k, err := fresh.StartKueue(ctx, controlplane.WithRequestCounter(counter))
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(k.Estimator != nil).To(gomega.Equal(on))
-			runScenario(fresh, "parity")
+			runScenario(fresh, k, "parity", counter)
 			// Users read the pending workloads: with the gate on the
 			// estimates come from memory, with no request of their own.
 			vis, err := kueueclientset.NewForConfig(fresh.Config)
@@ -167,28 +229,8 @@ var _ = ginkgo.Describe("The WaitTimeEstimation gate", ginkgo.Ordered, func() {
 		gomega.Expect(offCounts).To(gomega.HaveKey("WATCH workloads"))
 		gomega.Expect(offCounts).To(gomega.HaveKey("visibility: POST subjectaccessreviews"), "the visibility server's requests are not counted: the check proves less than its name")
 		gomega.Expect(offCounts).To(gomega.HaveKey("visibility: WATCH configmaps"))
-		// The ClusterQueue and LocalQueue controllers write their status on
-		// their own schedule: between two identical runs with the gate off
-		// their counts varied (6-8 and 7-11 here), so they are left out; so
-		// are the visibility server's SubjectAccessReviews, one per request
-		// it serves, most of them the aggregator's availability probes,
-		// which come on the aggregator's own schedule (13-15 a run here).
-		// Informers list by streaming watches, and client-go sometimes
-		// opens a second watch on a resource right after the initial list
-		// (1 or 2 per resource, in either mode, from run to run): what is
-		// watched must match, not how often. Every other request, the
-		// visibility server's included, must match exactly.
-		for _, noisy := range []string{"PUT clusterqueues/status", "PUT localqueues/status", "visibility: POST subjectaccessreviews"} {
-			delete(offCounts, noisy)
-			delete(onCounts, noisy)
-		}
-		for _, counts := range []map[string]int{offCounts, onCounts} {
-			for key := range counts {
-				if strings.HasPrefix(key, "WATCH ") || strings.HasPrefix(key, "visibility: WATCH ") {
-					counts[key] = 1
-				}
-			}
-		}
+		// Every request but the noisy ones must match (see comparedCounts).
+		offCounts, onCounts = comparedCounts(offCounts), comparedCounts(onCounts)
 		gomega.Expect(onCounts).To(gomega.Equal(offCounts))
 	})
 })

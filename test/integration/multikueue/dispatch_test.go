@@ -375,16 +375,35 @@ var _ = ginkgo.Describe("The wait-time dispatcher", ginkgo.Ordered, func() {
 	ginkgo.It("asks again after a round and adds the next fastest worker while the workload is not admitted", func() {
 		// Two CPUs: Quotable on both workers, not free on either, the fast
 		// worker's queue the shorter.
+		//
+		// The round is timed between polls that bracket both changes, so
+		// that however late a loaded machine runs a poll, the time measured
+		// is no shorter than the one between them: the fast worker was
+		// nominated after the check of the poll before the last that saw
+		// no nomination (the last one read the Workload at some moment
+		// after that check), and the slow one added before the check of
+		// the poll that saw it. (If no poll saw the Workload without a
+		// nomination, the submission is the earliest it can have been
+		// nominated.)
+		earliest := time.Now()
 		wl := submit("two-cpus", "2")
-		var first time.Time
+		var polled []time.Time // when each poll's check ran
+		var nominatedAfter time.Time
 		seen := nominations(wl, func(g gomega.Gomega, wl *kueue.Workload) {
-			if first.IsZero() && slices.Equal(wl.Status.NominatedClusterNames, []string{"fast"}) {
-				first = time.Now()
+			polled = append(polled, time.Now())
+			if len(wl.Status.NominatedClusterNames) == 0 {
+				nominatedAfter = earliest
+				if n := len(polled); n >= 2 {
+					nominatedAfter = polled[n-2]
+				}
 			}
 			g.Expect(wl.Status.NominatedClusterNames).To(gomega.Equal([]string{"fast", "slow"}))
 		})
+		if nominatedAfter.IsZero() {
+			nominatedAfter = earliest
+		}
 		gomega.Expect(seen).To(gomega.Equal([][]string{{"fast"}, {"fast", "slow"}}))
-		gomega.Expect(time.Since(first)).To(gomega.BeNumerically(">=", dispatcherRound-time.Second),
+		gomega.Expect(polled[len(polled)-1].Sub(nominatedAfter)).To(gomega.BeNumerically(">=", dispatcherRound-time.Second),
 			"the slow worker was added before the fast worker's round was over")
 	})
 })

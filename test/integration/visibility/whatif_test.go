@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -215,14 +216,23 @@ var _ = ginkgo.Describe("What-if forecasts (WaitTimeReview)", func() {
 	ginkgo.It("stores nothing and makes no API request of its own", func() {
 		// The manager writes the ClusterQueue's and the LocalQueues' status
 		// as the admissions settle (quota reserved, then admitted), on its
-		// own schedule: the reviews start once those writes have stopped
-		// for quietPeriod, so that what they count is the reviews' own.
+		// own schedule: the reviews start once those statuses show the
+		// settled queue (four admitted, three pending; nothing in the
+		// reviews' LocalQueue) and the writes have then stopped for
+		// quietPeriod, so that what they count is the reviews' own.
 		matching := func() map[string]int {
 			return requests.CountsMatching("/namespaces/"+ask.Name+"/", "/clusterqueues/"+cq.Name)
 		}
 		const quietPeriod = 2 * time.Second
 		var before map[string]int
 		gomega.Eventually(func(g gomega.Gomega) {
+			var got kueue.ClusterQueue
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cq), &got)).To(gomega.Succeed())
+			g.Expect([]int32{got.Status.ReservingWorkloads, got.Status.AdmittedWorkloads, got.Status.PendingWorkloads}).To(gomega.Equal([]int32{4, 4, 3}),
+				"the ClusterQueue's reserving, admitted and pending workloads")
+			var lq kueue.LocalQueue
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ask.Name, Name: "lq"}, &lq)).To(gomega.Succeed())
+			g.Expect(apimeta.IsStatusConditionTrue(lq.Status.Conditions, kueue.LocalQueueActive)).To(gomega.BeTrue(), "the reviews' LocalQueue: %v", lq.Status.Conditions)
 			first := matching()
 			time.Sleep(quietPeriod)
 			before = matching()
