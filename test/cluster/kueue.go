@@ -567,7 +567,9 @@ func httpsGet(ctx context.Context, url, token string) (status int, body string, 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+	// The client gives up on a request that hangs (ctx may be minutes
+	// long), later than a loaded machine takes to answer one.
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // self-signed, as deployed
 	}}
 	resp, err := hc.Do(req)

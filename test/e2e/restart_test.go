@@ -114,9 +114,13 @@ func jobsComplete(ctx context.Context, c client.Client, ns, prefix string, n int
 
 // TestManagerKilledMidRunRecoversWithNothingLost kills the manager with
 // SIGKILL while Jobs run and wait, and starts it again: its estimates are
-// back, as forecasts from the completions it warm-starts from the API
-// (not from memory), within two refresh periods of its readiness; every
-// Job then Succeeds exactly once (one pod, no failure, no eviction).
+// back, as forecasts from the completions it warm-starts from the API (not
+// from memory): their ClusterQueue's model has a measured mean service
+// time, which needs minServiceSamples (10) completions, when at most the
+// six Jobs of the run can have finished since the kill; every Job then
+// Succeeds exactly once (one pod, no failure, no eviction). How long after
+// its readiness the forecasts came back is logged, in refresh periods: an
+// upper bound on it would hold only on an idle machine.
 func TestManagerKilledMidRunRecoversWithNothingLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
@@ -154,6 +158,7 @@ func TestManagerKilledMidRunRecoversWithNothingLost(t *testing.T) {
 	}
 	ready := time.Now()
 	var first time.Time
+	var back *visibilityapi.PendingWorkloadsSummary
 	var last error
 	for first.IsZero() && time.Since(ready) < time.Minute {
 		s, err := pendingFrom(ctx, manager, token, ns)
@@ -161,7 +166,7 @@ func TestManagerKilledMidRunRecoversWithNothingLost(t *testing.T) {
 			err = forecasts(s, pending)
 		}
 		if err == nil {
-			first = time.Now()
+			first, back = time.Now(), s
 			break
 		}
 		last = err
@@ -170,9 +175,16 @@ func TestManagerKilledMidRunRecoversWithNothingLost(t *testing.T) {
 	if first.IsZero() {
 		t.Fatalf("no forecasts within a minute of the restarted manager's readiness: %v", last)
 	}
-	t.Logf("killed %s before readiness; forecasts %s after it", ready.Sub(killed).Round(time.Millisecond), first.Sub(ready).Round(time.Millisecond))
-	if d := first.Sub(ready); d > 2*refreshPeriod {
-		t.Errorf("forecasts came back %s after the restarted manager was ready, want within two refresh periods (%s)", d, 2*refreshPeriod)
+	d := first.Sub(ready)
+	t.Logf("killed %s before readiness; forecasts %s (%.1f refresh periods) after it", ready.Sub(killed).Round(time.Millisecond),
+		d.Round(time.Millisecond), d.Seconds()/refreshPeriod.Seconds())
+	// The estimator warm-starts before its first refresh, so every forecast
+	// it publishes is of the warm-started statistics: the 12 completions of
+	// the history, as no more than the running+pending Jobs of the run
+	// (fewer than minServiceSamples) can have finished since the kill.
+	if m := back.QueueModel; m == nil || m.MeanServiceMilliseconds == nil {
+		t.Errorf("the first forecasts after the restart come with the queue model %+v, want a measured mean service time: "+
+			"the %d completions of the history were not warm-started (at most %d Jobs can have finished since the kill)", m, 12, running+pending)
 	}
 
 	eventually(ctx, t, 3*time.Minute, "every Job Succeeds after the restart", func(ctx context.Context) error {
