@@ -142,10 +142,10 @@ test-upstream-gate-off: $(WORKSPACE) envtest ## Kueue's scheduler integration su
 # time (-count=1), since what they run lies outside Go's view of their inputs.
 CMD_CONTROLPLANE_PACKAGES := ./cmd/kueue-waittime/ ./cmd/kueue-waittime/internal/dispatched/ ./cmd/kueue-waittime/internal/eval/ ./cmd/kueue-waittime/internal/whatif/
 test-integration: $(WORKSPACE) envtest ## CLI tests, and the integration suites on envtest with the patched Kueue under the race detector.
-	$(GO_PATCHED) vet ./cmd/... ./test/...
+	$(GO_PATCHED) vet ./cmd/... ./internal/... ./test/...
 	pkgs=$$($(GO_PATCHED) list ./cmd/... | grep -v -x $(foreach p,$(CMD_CONTROLPLANE_PACKAGES),-e 'github.com/kueue-waittime/kueue-waittime/$(patsubst ./%/,%,$(p))')) && $(GO_PATCHED) test $$pkgs
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(CMD_CONTROLPLANE_PACKAGES)
-	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./test/controlplane/ ./test/dispatcheval/
+	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./internal/harness/controlplane/ ./test/dispatcheval/
 
 .PHONY: test-monitoring
 test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus's parser against the manager's registry; promtool check/test rules.
@@ -153,7 +153,7 @@ test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus'
 	  $(GO_PATCHED) vet ./test/monitoring/ && $(GO_PATCHED) test -count=1 ./test/monitoring/
 	cd hack/tools && GOWORK=off go vet ./...
 
-# The local cluster (test/cluster): what it runs and what it deploys.
+# The local cluster (internal/harness/cluster): what it runs and what it deploys.
 KWOK ?= $(ROOT)/bin/tools/kwok-v0.8.0/kwok
 KUEUE_MANIFESTS ?= $(ROOT)/_output/manifests/kueue-waittime.yaml
 KUEUE_IMAGE_LAYOUT ?= $(ROOT)/_output/image/oci
@@ -167,8 +167,8 @@ E2E_SHORT := ^(TestDemoRunsJobsOnItsOwnClusterAndScoresFromTheManagersMetrics|Te
 
 .PHONY: e2e
 e2e: envtest cluster-tools manifests image build ## End to end on a local cluster (KWOK nodes, real Jobs) with the image's manager deployed from the manifests: the short set.
-	$(GO_PATCHED) vet ./test/cluster/ ./test/e2e/
-	$(GO_PATCHED) test -race -count=1 ./test/cluster/
+	$(GO_PATCHED) vet ./internal/harness/cluster/ ./test/e2e/
+	$(GO_PATCHED) test -race -count=1 ./internal/harness/cluster/
 	$(CLUSTER_ENV) $(GO_PATCHED) test -count=1 -v -timeout $(E2E_TIMEOUT) -run '$(E2E_SHORT)' ./test/e2e/
 
 .PHONY: e2e-faults
@@ -190,18 +190,21 @@ DEMO_ARGS ?=
 # Every scenario of test/eval (but the smoke and quick ones), writing the
 # tables, JSON, per-workload CSVs and plots of test/eval/results.
 EVAL_SCENARIOS ?= table2 table3 table4 partition mt-cohort mt-cohort-busy mt-priority mt-mixed mt-throughput mt-dra-cohort mt-lenders
-EVAL_ARGS ?= $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out test/eval/results
+# EVAL_OUT is where it writes and what it summarizes afterwards.
+EVAL_OUT ?= test/eval/results
+EVAL_ARGS ?= $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out $(EVAL_OUT)
 
 .PHONY: demo
 demo: envtest cluster-tools manifests image build ## The main job: Jobs through Kueue on a local cluster (KWOK nodes), live wait-time table (Ctrl-C stops).
 	$(CLUSTER_ENV) PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime demo $(DEMO_ARGS)
 
 .PHONY: eval
-eval: envtest build ## Every evaluation scenario on the real scheduler into test/eval/results (about 32 min on 2 cores); without EVAL_ARGS it also removes the reruns of the results it replaces.
-	$(if $(filter file,$(origin EVAL_ARGS)),rm -rf test/eval/results/reruns)
+eval: envtest build ## Every evaluation scenario on the real scheduler into EVAL_OUT (test/eval/results; about 32 min on 2 cores), then its summary; without EVAL_ARGS it also removes the reruns of the results it replaces.
+	$(if $(filter file,$(origin EVAL_ARGS)),rm -rf $(EVAL_OUT)/reruns)
 	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(EVAL_ARGS); \
 	echo "eval: wall time $$((SECONDS - start)) s"
-	bin/kueue-waittime eval --summarize test/eval/results
+	@# The directory the run wrote: EVAL_ARGS's --out (EVAL_OUT by default).
+	out=$$(echo ' $(EVAL_ARGS) ' | sed -n 's/.* --out[= ]\([^ ]*\) .*/\1/p'); bin/kueue-waittime eval --summarize "$${out:-$(EVAL_OUT)}"
 
 .PHONY: eval-rerun
 eval-rerun: envtest build ## Run SCENARIOS (names of test/eval/*.yaml) again, same model, into test/eval/results/reruns/run-N (SEED=N: with that base seed, other arrivals); the summary sets their slices beside make eval's (about 2 min a scenario).
@@ -213,12 +216,12 @@ eval-rerun: envtest build ## Run SCENARIOS (names of test/eval/*.yaml) again, sa
 	bin/kueue-waittime eval --summarize test/eval/results
 
 .PHONY: eval-calibration-replay
-eval-calibration-replay: envtest build ## Every scenario of make eval into test/eval/results/calibration-replay (about 32 min), then each ClusterQueue's calibrators replayed in variants on its outcomes into replay.md there.
-	rm -rf test/eval/results/calibration-replay
-	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out test/eval/results/calibration-replay; \
+eval-calibration-replay: envtest build ## Every scenario of make eval into _output/calibration-replay (about 32 min), then each ClusterQueue's calibrators replayed in variants on its outcomes into replay.md there.
+	rm -rf _output/calibration-replay
+	@start=$$SECONDS; PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime eval $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out _output/calibration-replay; \
 	echo "eval-calibration-replay: wall time $$((SECONDS - start)) s"
-	rm -f test/eval/results/calibration-replay/*.png
-	bin/kueue-waittime eval --replay-calibration test/eval/results/calibration-replay > test/eval/results/calibration-replay/replay.md
+	rm -f _output/calibration-replay/*.png
+	bin/kueue-waittime eval --replay-calibration _output/calibration-replay > _output/calibration-replay/replay.md
 
 .PHONY: eval-quick
 eval-quick: envtest build ## One small multi-tenant scenario (a few minutes) into _output/eval-quick.
@@ -235,10 +238,10 @@ eval-cluster: envtest cluster-tools manifests image build ## test/eval/cluster.y
 # seed, and a run where a worker goes away. DISPATCH_EVAL_SEEDS,
 # DISPATCH_EVAL_JOBS, DISPATCH_EVAL_DISPATCHERS and DISPATCH_EVAL_LOSS set the
 # size (see the test's doc comment).
-DISPATCH_EVAL_OUT ?= $(ROOT)/test/eval/results/dispatch
+DISPATCH_EVAL_OUT ?= $(ROOT)/_output/eval-dispatch
 
 .PHONY: eval-dispatch
-eval-dispatch: $(WORKSPACE) envtest ## MultiKueue's AllAtOnce, Incremental and wait-time dispatchers on the same arrivals, 2 workers, into test/eval/results/dispatch (about 25 min on 2 cores).
+eval-dispatch: $(WORKSPACE) envtest ## MultiKueue's AllAtOnce, Incremental and wait-time dispatchers on the same arrivals, 2 workers, into _output/eval-dispatch (about 25 min on 2 cores; test/eval/experiments/dispatch keeps a run).
 	$(GO_PATCHED) vet ./test/dispatcheval/
 	DISPATCH_EVAL_OUT= $(GO_PATCHED) test -count=1 ./test/dispatcheval/
 	cd test/dispatcheval && DISPATCH_EVAL_OUT=$(DISPATCH_EVAL_OUT) PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -v -timeout 120m -run '^TestDispatchEval$$' .
@@ -246,7 +249,7 @@ eval-dispatch: $(WORKSPACE) envtest ## MultiKueue's AllAtOnce, Incremental and w
 # What any dispatcher that nominates one worker per Job could gain over
 # AllAtOnce on the same plans, by simulation (test/dispatcheval/headroom.go).
 .PHONY: dispatch-headroom
-dispatch-headroom: $(WORKSPACE) ## The race (AllAtOnce) against a clairvoyant one-worker dispatcher, simulated on 200 plans per scenario, into test/eval/results/dispatch/headroom.md (seconds).
+dispatch-headroom: $(WORKSPACE) ## The race (AllAtOnce) against a clairvoyant one-worker dispatcher, simulated on 200 plans per scenario, into _output/eval-dispatch/headroom.md (seconds).
 	DISPATCH_HEADROOM_OUT=$(DISPATCH_EVAL_OUT) $(GO_PATCHED) test -count=1 -run '^TestDispatchHeadroom$$' ./test/dispatcheval/
 
 .PHONY: clean

@@ -38,7 +38,7 @@ inputs() {
 _inputs() {
   case "$1" in
     scheduler-gate-off) echo patches ;;
-    e2e-faults) echo patches config cmd pkg test/cluster test/e2e test/controlplane test/eval/*.yaml hack/image.sh hack/manifests.sh hack/envtest.sh go.mod go.sum ;;
+    e2e-faults) echo patches config cmd pkg internal/harness test/e2e test/eval/*.yaml hack/image.sh hack/manifests.sh hack/envtest.sh go.mod go.sum ;;
     perf-score) echo patches cmd/kueue-waittime hack/perf-score.sh go.mod go.sum ;;
     *) die "slow-tier: unknown check $1 (scheduler-gate-off, e2e-faults or perf-score)" ;;
   esac

@@ -20,7 +20,7 @@ import (
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
-	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 )
 
 // The names every cluster shares, as MultiKueue needs: the LocalQueue of

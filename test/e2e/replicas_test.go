@@ -11,7 +11,7 @@ import (
 
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 
-	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
 )
 
 // admissionInstants maps each pending workload to the instant its P50

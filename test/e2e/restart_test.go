@@ -19,7 +19,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibilityapi "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 
-	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
 )
 
 // refreshPeriod is the manifests' waitTimeEstimation.refreshPeriod.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
 )
 
 // The cluster every test of this package shares, and its first manager.

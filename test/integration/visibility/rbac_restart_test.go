@@ -18,7 +18,7 @@ import (
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload/finish"
 
-	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 )
 
 var _ = ginkgo.Describe("Access and restarts", func() {

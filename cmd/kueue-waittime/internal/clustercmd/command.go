@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
 )
 
 // NewCommand returns the `cluster` command.

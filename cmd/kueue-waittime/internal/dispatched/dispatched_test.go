@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/features"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
-	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 )
 
 func TestRender(t *testing.T) {

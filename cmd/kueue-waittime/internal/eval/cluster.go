@@ -29,10 +29,10 @@ import (
 	"sigs.k8s.io/kueue/pkg/controller/constants"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
-	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
 )
 
-// clusterHarness runs scenarios on a local cluster (test/cluster) where the
+// clusterHarness runs scenarios on a local cluster (internal/harness/cluster) where the
 // patched manager runs as its manifests deploy it. Every arrival is a
 // batch/v1 Job submitted through its LocalQueue: Kueue's job integration
 // suspends it and creates its Workload, Kueue's scheduler admits it, the

@@ -12,7 +12,7 @@ import (
 
 	"sigs.k8s.io/kueue/pkg/controller/constants"
 
-	"github.com/kueue-waittime/kueue-waittime/test/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
 )
 
 func TestBuildJobOfAnArrival(t *testing.T) {

@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/scheduler/waittimemetrics"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
-	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 )
 
 // kueueRun is a local control plane with the patched Kueue running, its

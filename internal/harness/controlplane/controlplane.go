@@ -91,7 +91,7 @@ type Options struct {
 	// WithoutKueue starts only kube-apiserver and etcd, with the
 	// aggregation layer configured: no Kueue CRDs and no webhook
 	// configurations, for a cluster that deploys Kueue from its manifests
-	// (test/cluster). ProjectDir is not needed then, and StartKueue fails.
+	// (internal/harness/cluster). ProjectDir is not needed then, and StartKueue fails.
 	WithoutKueue bool
 }
 

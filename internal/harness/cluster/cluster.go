@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 )
 
 // stages is the KWOK configuration: the lifecycle of nodes and pods.

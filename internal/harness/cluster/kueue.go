@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kueue-waittime/kueue-waittime/test/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 )
 
 // The names Kueue's manifests give the objects this file looks for.
