@@ -18,6 +18,13 @@ WORKSPACE := $(ROOT)/_output/go.work
 # share Go's build and test caches instead of compiling the same Kueue
 # packages once per folder.
 GOFLAGS_ALL := -buildvcs=false -trimpath
+# cgo off for every go command but the race detector's: the image's manager
+# is static, and with cgo on the net package and every package above it
+# (client-go, controller-runtime, Kueue) compile apart from the static build.
+# So the tests, go vet, bin/ and the image share one compilation of each
+# package. -race needs cgo: the commands that use it set $(RACE).
+export CGO_ENABLED := 0
+RACE := CGO_ENABLED=1
 # This module's harness and CLI build with the patched tree through the
 # workspace (they construct the patched tree's in-tree estimator).
 GO_PATCHED := GOWORK=$(WORKSPACE) GOFLAGS="$(GOFLAGS_ALL)" go
@@ -77,9 +84,10 @@ cluster-tools: ## As envtest, and KWOK v0.8.0 into bin/tools/ (once).
 .PHONY: build
 build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patched) and bin/kueue-waittime.
 	@echo "build: compiling the patched Kueue manager, kueuectl and kueue-waittime (the first time: about 5 minutes on 2 cores)"
-	# Static, as hack/image.sh builds the image's manager: the two then
-	# share every compiled package and differ only in the link.
-	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env CGO_ENABLED=0 $(GO_KUEUE) build -o $(ROOT)/bin/kueue ./cmd/kueue
+	# Static (CGO_ENABLED=0, as every go command here but -race), as
+	# hack/image.sh builds the image's manager: the two then share every
+	# compiled package and differ only in the link.
+	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env $(GO_KUEUE) build -o $(ROOT)/bin/kueue ./cmd/kueue
 	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueuectl" env $(GO_KUEUE) build -o $(ROOT)/bin/kueuectl ./cmd/kueuectl
 	hack/heartbeat.sh "build: still compiling bin/kueue-waittime" env $(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
 	@echo "built bin/kueue, bin/kueuectl and bin/kueue-waittime"
@@ -115,7 +123,7 @@ test-slow: $(WORKSPACE) envtest ## The slow checks (gate-off scheduler suite, fa
 .PHONY: test-unit
 test-unit: ## Library unit tests against the unpatched v0.19.2 module, under the race detector (Go's test cache skips unchanged packages).
 	$(GO_PRISTINE) vet ./pkg/...
-	$(GO_PRISTINE) test -race ./pkg/...
+	$(RACE) $(GO_PRISTINE) test -race ./pkg/...
 
 # Kueue's own tests of every package the patches touch or add, on the
 # patched tree with Kueue's go.mod; less the estimator's packages under
@@ -145,7 +153,7 @@ test-integration: $(WORKSPACE) envtest ## CLI tests, and the integration suites 
 	$(GO_PATCHED) vet ./cmd/... ./internal/... ./test/...
 	pkgs=$$($(GO_PATCHED) list ./cmd/... | grep -v -x $(foreach p,$(CMD_CONTROLPLANE_PACKAGES),-e 'github.com/kueue-waittime/kueue-waittime/$(patsubst ./%/,%,$(p))')) && $(GO_PATCHED) test $$pkgs
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(CMD_CONTROLPLANE_PACKAGES)
-	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./internal/harness/controlplane/ ./test/dispatcheval/
+	PROJECT_DIR=$(KUEUE_DIR)/ $(RACE) $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./internal/harness/controlplane/ ./test/dispatcheval/
 
 .PHONY: test-monitoring
 test-monitoring: $(WORKSPACE) ## config/monitoring: PromQL parsed by Prometheus's parser against the manager's registry; promtool check/test rules.
@@ -168,7 +176,7 @@ E2E_SHORT := ^(TestDemoRunsJobsOnItsOwnClusterAndScoresFromTheManagersMetrics|Te
 .PHONY: e2e
 e2e: envtest cluster-tools manifests image build ## End to end on a local cluster (KWOK nodes, real Jobs) with the image's manager deployed from the manifests: the short set.
 	$(GO_PATCHED) vet ./internal/harness/cluster/ ./test/e2e/
-	$(GO_PATCHED) test -race -count=1 ./internal/harness/cluster/
+	$(RACE) $(GO_PATCHED) test -race -count=1 ./internal/harness/cluster/
 	$(CLUSTER_ENV) $(GO_PATCHED) test -count=1 -v -timeout $(E2E_TIMEOUT) -run '$(E2E_SHORT)' ./test/e2e/
 
 .PHONY: e2e-faults

@@ -7,6 +7,9 @@ KUEUE_DIR=${KUEUE_DIR:-${ROOT}/_output/kueue}
 # trees under _output/ and a fresh clone elsewhere share Go's caches (see the
 # Makefile's GOFLAGS_ALL).
 export GOFLAGS=${GOFLAGS:--buildvcs=false -trimpath}
+# cgo off, as the Makefile sets it for every go command but -race: the static
+# manager, the tests and go vet then share one compilation of each package.
+export CGO_ENABLED=0
 
 die() { echo "$*" >&2; exit 1; }
 
@@ -136,6 +139,16 @@ is_verified() {
     return 0
   fi
   return 1
+}
+
+# skip_verified WHO NAME KEY FORCE: unless FORCE is 1, when a pass of NAME
+# with KEY is on record, says so ("WHO: NAME: passed before ...") and
+# succeeds; otherwise fails, and the caller runs the check and then
+# record_verified NAME KEY.
+skip_verified() {
+  local where
+  [[ "$4" != 1 ]] && where=$(is_verified "$2" "$3") || return 1
+  echo "$1: $2: passed before on the same inputs (key ${3:0:12}, recorded in ${where}): not run again"
 }
 
 # record_verified NAME KEY: NAME passed with KEY; writes both records.

@@ -61,10 +61,7 @@ for check in "${checks[@]}"; do
   esac
   mapfile -t paths < <(inputs "${check}")
   key=$(content_key "slow-tier ${check}" "${paths[@]}" hack/slow-tier.sh Makefile hack/bench.mk hack/deploy.mk)
-  if [[ "${SLOW_TIER_FORCE:-0}" != 1 ]] && where=$(is_verified "${check}" "${key}"); then
-    echo "slow-tier: ${check}: passed before on the same inputs (key ${key:0:12}, recorded in ${where}): not run again"
-    continue
-  fi
+  skip_verified slow-tier "${check}" "${key}" "${SLOW_TIER_FORCE:-0}" && continue
   start=${SECONDS}
   echo "slow-tier: ${check}: no pass on record for these inputs (key ${key:0:12}): running make $(target "${check}")"
   make -C "${ROOT}" --no-print-directory "$(target "${check}")"

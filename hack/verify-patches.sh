@@ -129,9 +129,8 @@ for c in ${commits}; do
   n=$((n + 1))
   p=$(series | sed -n "${n}p")
   key=$(patch_key "${n}")
-  if [[ "${force}" != 1 ]] && where=$(is_verified "patch ${p}" "${key}"); then
+  if skip_verified "verify-patches: [${n}]" "patch ${p}" "${key}" "${force}"; then
     skipped=$((skipped + 1))
-    echo "verify-patches: [${n}] ${p}: passed before on the same inputs (key ${key:0:12}, recorded in ${where}): not run again"
     continue
   fi
   kgit checkout -q "${c}"
@@ -176,9 +175,7 @@ kgit checkout -q main
 start=${SECONDS}
 if [[ "${each}" != tree ]]; then
   key=$(content_key "verify-patches tree vet" patches hack/verify-patches.sh hack/kueue-src.sh)
-  if [[ "${force}" != 1 ]] && where=$(is_verified "tree-vet" "${key}"); then
-    echo "verify-patches: the patched tree: go vet ./... passed before on the same inputs (key ${key:0:12}, recorded in ${where}): not run again"
-  else
+  if ! skip_verified verify-patches tree-vet "${key}" "${force}"; then
     (cd "${tree}" && GOWORK=off go vet ./...) || die "verify-patches: the patched tree does not vet with GOWORK=off"
     record_verified "tree-vet" "${key}"
     echo "verify-patches: the patched tree: go vet ./... passes ($((SECONDS - start)) s)"
