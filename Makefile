@@ -89,8 +89,12 @@ build: $(WORKSPACE) ## Build bin/kueue (the patched manager), bin/kueuectl (patc
 	# compiled package and differ only in the link.
 	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueue, the patched manager" env $(GO_KUEUE) build -o $(ROOT)/bin/kueue ./cmd/kueue
 	cd $(KUEUE_DIR) && $(ROOT)/hack/heartbeat.sh "build: still compiling bin/kueuectl" env $(GO_KUEUE) build -o $(ROOT)/bin/kueuectl ./cmd/kueuectl
-	hack/heartbeat.sh "build: still compiling bin/kueue-waittime" env $(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
+	$(MAKE) --no-print-directory build-cli
 	@echo "built bin/kueue, bin/kueuectl and bin/kueue-waittime"
+
+.PHONY: build-cli
+build-cli: $(WORKSPACE) ## Build bin/kueue-waittime alone (make demo needs it and the image, not bin/kueue or bin/kueuectl).
+	hack/heartbeat.sh "build: still compiling bin/kueue-waittime" env $(GO_PATCHED) build -o bin/kueue-waittime ./cmd/kueue-waittime
 
 include hack/codegen.mk
 # Deployment (config/, manifests, image) and benchmark targets.
@@ -203,7 +207,7 @@ EVAL_OUT ?= test/eval/results
 EVAL_ARGS ?= $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out $(EVAL_OUT)
 
 .PHONY: demo
-demo: envtest cluster-tools manifests image build ## The main job: Jobs through Kueue on a local cluster (KWOK nodes), live wait-time table (Ctrl-C stops).
+demo: envtest cluster-tools manifests image build-cli ## The main job: Jobs through Kueue on a local cluster (KWOK nodes), live wait-time table (Ctrl-C stops).
 	$(CLUSTER_ENV) PROJECT_DIR=$(KUEUE_DIR)/ bin/kueue-waittime demo $(DEMO_ARGS)
 
 .PHONY: eval
