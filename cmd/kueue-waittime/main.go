@@ -13,14 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/app"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
-	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/clustercmd"
-	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/dispatched"
-	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/eval"
-	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/plan"
-	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/predict"
-	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
-	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/whatif"
 )
 
 func main() {
@@ -38,20 +32,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return cli.Execute(newRootCommand(), args, stdin, stdout, stderr)
 }
 
-// newRootCommand assembles the command tree: one line per subcommand.
+// newRootCommand assembles the command tree (see app.NewRootCommand).
 func newRootCommand() *cobra.Command {
-	root := cli.NewRoot("kueue-waittime",
-		"Wait-time estimates for Kueue ClusterQueues",
-		"kueue-waittime estimates how long workloads wait for admission in Kueue,\nfrom the queue-theoretic model of the paper (k_eff by vector packing, the\nQuotable/Unfeasible partition, M/G/k waits).")
-	root.AddCommand(
-		predict.NewCommand(),
-		plan.NewCommand(),
-		eval.NewCommand(),
-		eval.NewDemoCommand(),
-		score.NewCommand(),
-		clustercmd.NewCommand(),
-		whatif.NewCommand(),
-		dispatched.NewCommand(),
-	)
-	return root
+	return app.NewRootCommand()
 }
