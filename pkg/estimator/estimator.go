@@ -199,6 +199,9 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.maxStaleness == 0 {
+		o.maxStaleness = maxStalenessFor(o.refreshPeriod)
+	}
 	if err := o.validate(); err != nil {
 		return nil, err
 	}

@@ -535,6 +535,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"no refresh CPU":            {WithRefreshCPU(0), "refresh CPU"},
 		"refresh CPU above a core":  {WithRefreshCPU(1001), "refresh CPU"},
 		"staleness below refresh":   {WithMaxStaleness(time.Millisecond), "max staleness"},
+		"negative staleness":        {WithMaxStaleness(-time.Second), "max staleness"},
 		"alpha above one":           {WithEMAAlpha(1.5), "EMA alpha"},
 		"alpha zero":                {WithEMAAlpha(0), "EMA alpha"},
 		"no service samples":        {WithMinServiceSamples(0), "minimum service samples"},

@@ -253,8 +253,8 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 	// Quiet for the maximum staleness: everything is recomputed, and the
 	// ledger keeps the first estimate.
 	before = after
-	env.clock.Step(DefaultMaxStaleness)
-	if !needsRefresh(e.dirty.Load(), env.clock.Now(), before, DefaultMaxStaleness) {
+	env.clock.Step(maxStalenessFor(DefaultRefreshPeriod))
+	if !needsRefresh(e.dirty.Load(), env.clock.Now(), before, maxStalenessFor(DefaultRefreshPeriod)) {
 		t.Errorf("the refresh loop would not refresh quiet results as old as the maximum staleness")
 	}
 	e.refresh(env.ctx, false)
@@ -344,7 +344,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 	}{
 		"listed by the next refresh":                           {listed: true, wait: time.Second, wantPublish: true},
 		"still unlisted: its ClusterQueue is recomputed again": {wait: time.Second, wantAgain: true},
-		"unlisted for the maximum staleness: forgotten":        {wait: DefaultMaxStaleness},
+		"unlisted for the maximum staleness: forgotten":        {wait: maxStalenessFor(DefaultRefreshPeriod)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -377,7 +377,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 			if _, ok := e.Results().Workload(workload.Key(arrived)); ok != tc.wantPublish {
 				t.Errorf("published at the second refresh = %v, want %v", ok, tc.wantPublish)
 			}
-			if tc.wait < DefaultMaxStaleness {
+			if tc.wait < maxStalenessFor(DefaultRefreshPeriod) {
 				if samePart(before, e.Results())["c"] {
 					t.Error("the second refresh did not recompute c")
 				}

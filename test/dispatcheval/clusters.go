@@ -14,9 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/controller/admissionchecks/multikueue"
-	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
@@ -44,11 +44,13 @@ type Clusters struct {
 	mu         sync.Mutex
 }
 
-// workerEstimatorOptions are the workers' estimator settings: a forecast
-// after two observed completions, refreshed every 200 ms (as the
+// workerWaitTimeEstimation is the workers' waitTimeEstimation section: a
+// forecast after two observed completions, refreshed every 200 ms (as the
 // MultiKueue integration suite runs them), so that a short run's workers
 // answer from what they observed.
-var workerEstimatorOptions = []estimator.Option{estimator.WithMinServiceSamples(2), estimator.WithRefreshPeriod(200 * time.Millisecond)}
+func workerWaitTimeEstimation() *configapi.WaitTimeEstimation {
+	return &configapi.WaitTimeEstimation{MinServiceSamples: new(int32(2)), RefreshPeriod: &metav1.Duration{Duration: 200 * time.Millisecond}}
+}
 
 // StartClusters starts a manager running dispatcher (with setup, Kueue's
 // MultiKueue defaults otherwise) and one worker per name, all at once, and
@@ -61,7 +63,7 @@ func StartClusters(ctx context.Context, dispatcher string, workers []string, set
 	var errs []error
 	start := func(name string, opts ...controlplane.KueueOption) {
 		wg.Go(func() {
-			cp, err := controlplane.Start(controlplane.Options{EstimatorOptions: workerEstimatorOptions})
+			cp, err := controlplane.Start(controlplane.Options{WaitTimeEstimation: workerWaitTimeEstimation()})
 			if err == nil {
 				_, err = cp.StartKueue(ctx, opts...)
 			}

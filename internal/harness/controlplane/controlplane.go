@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/scheduler"
 	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittimeconfig"
 	utildra "sigs.k8s.io/kueue/pkg/util/dra"
 	"sigs.k8s.io/kueue/pkg/visibility"
 	"sigs.k8s.io/kueue/pkg/webhooks"
@@ -64,8 +66,15 @@ type Options struct {
 	ProjectDir string
 	// AssetsDir holds kube-apiserver and etcd. Default: $KUBEBUILDER_ASSETS.
 	AssetsDir string
-	// EstimatorOptions are passed to estimator.New when the
-	// WaitTimeEstimation gate is enabled.
+	// WaitTimeEstimation is the Configuration's waitTimeEstimation section
+	// (nil: absent, every field defaulted). The estimator is configured
+	// from the Configuration as the manager's is, by
+	// waittimeconfig.EstimatorOptions, when the WaitTimeEstimation gate is
+	// enabled.
+	WaitTimeEstimation *configapi.WaitTimeEstimation
+	// EstimatorOptions are passed to estimator.New after those the
+	// Configuration maps to: what a Configuration does not hold, such as a
+	// metrics reporter or an a-priori mean service time.
 	EstimatorOptions []estimator.Option
 	// RequeuingBatchPeriod is the inadmissible requeuer's batch period
 	// (Kueue's default is 1s; its integration tests use 100ms).
@@ -78,7 +87,8 @@ type Options struct {
 	DeviceClassMappings []configapi.DeviceClassMapping
 	// ReplicaEstimatorOptions, when not nil, start a second estimator as a
 	// replica that does not schedule runs one: fed by the same informers and
-	// cache, never told of cycles or admissions by a scheduler. It is
+	// cache, never told of cycles or admissions by a scheduler, configured
+	// from the same Configuration and then by these options. It is
 	// Kueue.Replica, for comparing what each replica publishes.
 	ReplicaEstimatorOptions []estimator.Option
 	// MetricsBindAddress is where the manager serves its metrics over plain
@@ -273,7 +283,7 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 	if err := indexer.Setup(kctx, mgr.GetFieldIndexer()); err != nil {
 		return fail(err)
 	}
-	configuration := &configapi.Configuration{}
+	configuration := &configapi.Configuration{WaitTimeEstimation: cp.opts.WaitTimeEstimation.DeepCopy()}
 	if len(cp.opts.DeviceClassMappings) > 0 {
 		configuration.Resources = &configapi.Resources{DeviceClassMappings: cp.opts.DeviceClassMappings}
 	}
@@ -354,7 +364,9 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 		scheduler.WithResourceFormatter(resourceFormatter),
 	}
 	if features.Enabled(features.WaitTimeEstimation) {
-		estOpts := append([]estimator.Option{estimator.WithLogger(cp.opts.Log.WithName("wait-time-estimator"))}, cp.opts.EstimatorOptions...)
+		fromConfiguration := waittimeconfig.EstimatorOptions(configuration)
+		estOpts := append(slices.Clone(fromConfiguration), estimator.WithLogger(cp.opts.Log.WithName("wait-time-estimator")))
+		estOpts = append(estOpts, cp.opts.EstimatorOptions...)
 		if k.Estimator, err = estimator.New(k.Cache, k.Queues, estOpts...); err != nil {
 			return fail(err)
 		}
@@ -363,7 +375,8 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 		}
 		schedOpts = append(schedOpts, scheduler.WithWaitTimeEstimator(k.Estimator))
 		if cp.opts.ReplicaEstimatorOptions != nil {
-			replicaOpts := append([]estimator.Option{estimator.WithLogger(cp.opts.Log.WithName("wait-time-estimator-replica"))}, cp.opts.ReplicaEstimatorOptions...)
+			replicaOpts := append(slices.Clone(fromConfiguration), estimator.WithLogger(cp.opts.Log.WithName("wait-time-estimator-replica")))
+			replicaOpts = append(replicaOpts, cp.opts.ReplicaEstimatorOptions...)
 			if k.Replica, err = estimator.New(k.Cache, k.Queues, replicaOpts...); err != nil {
 				return fail(err)
 			}

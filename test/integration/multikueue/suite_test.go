@@ -20,12 +20,12 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	"sigs.k8s.io/kueue/pkg/controller/admissionchecks/multikueue"
 	"sigs.k8s.io/kueue/pkg/features"
-	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 )
@@ -59,7 +59,7 @@ var _ = ginkgo.BeforeSuite(func() {
 	ctx = context.Background()
 	gomega.Expect(utilfeature.DefaultMutableFeatureGate.Set(fmt.Sprintf("%s=true", features.WaitTimeEstimation))).To(gomega.Succeed())
 	opts := controlplane.Options{
-		EstimatorOptions: []estimator.Option{estimator.WithMinServiceSamples(2), estimator.WithRefreshPeriod(200 * time.Millisecond)},
+		WaitTimeEstimation: &configapi.WaitTimeEstimation{MinServiceSamples: new(int32(2)), RefreshPeriod: &metav1.Duration{Duration: 200 * time.Millisecond}},
 	}
 	// The three control planes start at once; each Kueue after its own
 	// kube-apiserver.

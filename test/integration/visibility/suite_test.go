@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
@@ -90,7 +91,8 @@ var _ = ginkgo.BeforeSuite(func() {
 	var err error
 	cp, err = controlplane.Start(controlplane.Options{
 		// Short histories are enough in these tests.
-		EstimatorOptions: []estimator.Option{estimator.WithMinServiceSamples(2), estimator.WithRefreshPeriod(200 * time.Millisecond), estimator.WithMetricsReporter(ledger)},
+		WaitTimeEstimation: &configapi.WaitTimeEstimation{MinServiceSamples: new(int32(2)), RefreshPeriod: &metav1.Duration{Duration: 200 * time.Millisecond}},
+		EstimatorOptions:   []estimator.Option{estimator.WithMetricsReporter(ledger)},
 		// GPUs through DRA (dra_test.go): devices of the DeviceClass count
 		// as the logical resource example.com/gpu.
 		DeviceClassMappings: []configapi.DeviceClassMapping{{Name: gpu, DeviceClassNames: []corev1.ResourceName{gpuDeviceClass}}},

@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -94,17 +95,20 @@ func startKueue(ctx context.Context, refresh, prior, requeueBatch time.Duration,
 	if metricsAddress != "" {
 		reporter = reporters{scores, waittimemetrics.NewReporter(nil, nil)}
 	}
-	common := []estimator.Option{
-		estimator.WithRefreshPeriod(refresh),
-		estimator.WithRefreshCPU(scaledRefreshCPU(refresh)),
-		estimator.WithMaxStaleness(max(refresh, time.Second)),
-		estimator.WithPriorMeanService(prior),
+	// The estimator is configured from the Configuration as the manager's
+	// is, with the refresh period and its CPU budget scaled like the
+	// scenarios' service times; the prior is what no Configuration holds.
+	section := &configapi.WaitTimeEstimation{
+		RefreshPeriod:        &metav1.Duration{Duration: refresh},
+		RefreshCPUMillicores: new(int32(scaledRefreshCPU(refresh))),
 	}
+	common := []estimator.Option{estimator.WithPriorMeanService(prior)}
 	var replicaOpts []estimator.Option
 	if replica {
 		replicaOpts = common
 	}
 	cp, err := controlplane.Start(controlplane.Options{
+		WaitTimeEstimation:      section,
 		EstimatorOptions:        append(slices.Clone(common), estimator.WithMetricsReporter(reporter)),
 		ReplicaEstimatorOptions: replicaOpts,
 		DeviceClassMappings:     mappings,
