@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -128,7 +129,9 @@ func TestNewAPrioriBorrowing(t *testing.T) {
 }
 
 // TestServiceModelChoosesTheMethod checks that the estimate's one
-// enumeration of methods follows the service law the roll is given.
+// enumeration of methods follows the service law the roll is given, and
+// the mean of the a-priori law: the prior updated by the completions
+// observed so far.
 func TestServiceModelChoosesTheMethod(t *testing.T) {
 	ten := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
 	cases := map[string]struct {
@@ -143,14 +146,32 @@ func TestServiceModelChoosesTheMethod(t *testing.T) {
 			stats:      Stats{HasService: true, ServiceMean: 55, ServiceSample: ten},
 			wantMethod: MethodForecast, wantMean: 55,
 		},
-		"too few completions, a configured prior": {
+		"no completion yet, a configured prior: the prior": {
 			prior:      30,
-			stats:      Stats{HasService: true, ServiceMean: 20, ServiceSample: ten[:3]},
 			wantMethod: MethodAPriori, wantMean: 30,
 		},
-		"too few completions, no prior: the mean maximum execution time": {
+		"too few completions, a configured prior: updated by them": {
+			prior:      30,
+			stats:      Stats{HasService: true, ServiceMean: 20, ServiceSample: ten[:3]},
+			wantMethod: MethodAPriori, wantMean: (2*30 + 60) / 5.0,
+		},
+		"no completion, no prior: half the mean maximum execution time": {
 			maxExecSum: 120, maxExecCount: 2,
-			wantMethod: MethodAPriori, wantMean: 60,
+			wantMethod: MethodAPriori, wantMean: 30,
+		},
+		"too few completions, no prior: half the mean bound, updated": {
+			maxExecSum: 120, maxExecCount: 2,
+			stats:      Stats{HasService: true, ServiceMean: 15, ServiceSample: ten[:2]},
+			wantMethod: MethodAPriori, wantMean: (2*30 + 30) / 4.0,
+		},
+		"non-finite and negative observations are left out": {
+			prior:      30,
+			stats:      Stats{HasService: true, ServiceSample: []float64{10, math.NaN(), math.Inf(1), -5}},
+			wantMethod: MethodAPriori, wantMean: (2*30 + 10) / 3.0,
+		},
+		"completions but nothing to update": {
+			stats:      Stats{HasService: true, ServiceMean: 20, ServiceSample: ten[:3]},
+			wantMethod: MethodNone,
 		},
 		"nothing to go on": {wantMethod: MethodNone},
 	}

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+import (
+	"math"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+)
 
 // BootstrapServiceBelow is the sample size below which the observed
 // service times are bootstrapped per replica of the roll
@@ -10,13 +14,37 @@ import "github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 // service law of its own once its sample holds this many.
 const BootstrapServiceBelow = 50
 
+// priorPseudoCompletions is n₀, the weight of the a-priori mean service
+// time against the completions a ClusterQueue observes (see
+// serviceModel): the prior counts as two completions, so that the first
+// few observed ones move the mean most of the way towards what the
+// ClusterQueue does, but no single early completion decides it.
+const priorPseudoCompletions = 2
+
 // serviceModel picks the service law of a roll: the observed sample once it
 // holds minSamples completions (MethodForecast), bootstrapped per replica
-// while it has fewer than BootstrapServiceBelow, else an exponential prior
-// (MethodAPriori) of mean priorMean seconds or, failing that, the mean
-// maximum execution time of the known workloads (maxExecSum over
-// maxExecCount: an upper bound, so the forecast errs long); nil when there
-// is nothing to go on.
+// while it has fewer than BootstrapServiceBelow; before that, an
+// exponential law (MethodAPriori) whose mean is the prior m₀ updated by
+// the n completions observed so far, of service times x₁…xₙ seconds:
+//
+//	m = (n₀·m₀ + x₁ + … + xₙ) / (n₀ + n)
+//
+// the posterior mean of an exponential law's mean under the conjugate
+// prior worth n₀ = priorPseudoCompletions completions of mean m₀. m₀ is
+// priorMean seconds or, without one, half the mean maximum execution time
+// of the known workloads (maxExecSum over maxExecCount): a bound B alone
+// says only that a service time lies in [0, B], whose uniform law has
+// mean B/2, and the roll still ends each workload by its own bound. With
+// neither there is no prior to update: nil and MethodNone.
+//
+// Running workloads' ages are not counted (as censored observations they
+// would be): in a ClusterQueue whose running workloads outlive its first
+// completions, they would stretch the mean of every a-priori wait; the
+// first completions, the shorter ones, pull the mean down instead, which
+// n₀ damps until the observed law takes over at minSamples.
+//
+// The mean is finite and positive whenever m₀ is: non-finite or negative
+// observations are left out.
 func serviceModel(s Stats, minSamples int, priorMean, maxExecSum float64, maxExecCount int) (Method, forecast.ServiceModel) {
 	if s.HasService && len(s.ServiceSample) >= minSamples {
 		if len(s.ServiceSample) < BootstrapServiceBelow {
@@ -29,12 +57,21 @@ func serviceModel(s Stats, minSamples int, priorMean, maxExecSum float64, maxExe
 	}
 	prior := priorMean
 	if prior <= 0 && maxExecCount > 0 {
-		prior = maxExecSum / float64(maxExecCount)
+		prior = maxExecSum / float64(maxExecCount) / 2
 	}
-	if prior > 0 {
-		if m, err := forecast.NewExponential(prior); err == nil {
-			return MethodAPriori, m
+	if !(prior > 0) || math.IsInf(prior, 0) {
+		return MethodNone, nil
+	}
+	sum, n := 0.0, 0
+	for _, x := range s.ServiceSample {
+		if x >= 0 && !math.IsInf(x, 0) {
+			sum += x
+			n++
 		}
+	}
+	mean := (priorPseudoCompletions*prior + sum) / float64(priorPseudoCompletions+n)
+	if m, err := forecast.NewExponential(mean); err == nil {
+		return MethodAPriori, m
 	}
 	return MethodNone, nil
 }
