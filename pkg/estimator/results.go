@@ -8,19 +8,23 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
-// Admissibility is the paper's partition (Def. 3) of a pending workload.
-type Admissibility string
+// Admissibility is the paper's partition (Def. 3) of a pending workload:
+// [capacity.Admissibility], the one type of it. A published estimate is
+// Quotable or Unfeasible, never Invalid.
+type Admissibility = capacity.Admissibility
 
+// The partition's two verdicts, as [capacity.Admissibility] defines them.
 const (
 	// Quotable: for every resource group the workload's demand fits some
 	// flavor's potential capacity (nominal + maximum borrowable); it waits a
 	// finite time while the queue is stable.
-	Quotable Admissibility = "Quotable"
+	Quotable = capacity.Quotable
 	// Unfeasible: it can never be admitted without reconfiguration.
-	Unfeasible Admissibility = "Unfeasible"
+	Unfeasible = capacity.Unfeasible
 )
 
 // Method says how a [WorkloadEstimate]'s wait was computed: the engine's
