@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"errors"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
@@ -10,11 +11,13 @@ import (
 // newQuantileCalibrators returns the calibrators of a P50 and a P90 (a
 // ClusterQueue's, a priority's or the pool's), forgetting at the statistics
 // half-life.
-func newQuantileCalibrators(halfLife time.Duration) (p50, p90 *calibration.Quantile) {
-	// The options are valid constants; New cannot fail with them.
-	p50, _ = calibration.New(0.5, calibration.Options{HalfLife: halfLife})
-	p90, _ = calibration.New(0.9, calibration.Options{HalfLife: halfLife})
-	return p50, p90
+func newQuantileCalibrators(halfLife time.Duration) (p50, p90 *calibration.Quantile, err error) {
+	p50, err50 := calibration.New(0.5, calibration.Options{HalfLife: halfLife})
+	p90, err90 := calibration.New(0.9, calibration.Options{HalfLife: halfLife})
+	if err := errors.Join(err50, err90); err != nil {
+		return nil, nil, err
+	}
+	return p50, p90, nil
 }
 
 // currentCalibration is the calibration a refresh of the ClusterQueue

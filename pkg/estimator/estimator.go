@@ -62,6 +62,8 @@ type Estimator struct {
 	snapshots SnapshotSource
 	queues    QueueSource
 	engine    *engine.Engine
+	// statsCfg makes each ClusterQueue's statistics; New validated it.
+	statsCfg statsConfig
 
 	mu       sync.Mutex
 	rng      *rand.Rand
@@ -229,7 +231,31 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
+	statsCfg, err := newStatsConfig(statsConfig{
+		clock:             o.clock,
+		rng:               o.rng,
+		halfLife:          o.halfLife,
+		serviceSampleSize: o.serviceSampleSize,
+		minServiceSamples: o.minServiceSamples,
+		emaAlpha:          o.emaAlpha,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	admissionLatency, err := statsCfg.newSharedLatencies()
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	firstAttemptLatency, err := statsCfg.newSharedLatencies()
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	pooled50, pooled90, err := newQuantileCalibrators(o.halfLife)
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
 	e := &Estimator{
+		statsCfg:            statsCfg,
 		opts:                o,
 		snapshots:           snapshots,
 		queues:              queues,
@@ -239,8 +265,8 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		specs:               make(map[kueue.ClusterQueueReference]queueSpec),
 		cohortReleases:      make(map[kueue.CohortReference]time.Time),
 		cycleBusy:           cycleBusy,
-		admissionLatency:    newSharedLatencies(o),
-		firstAttemptLatency: newSharedLatencies(o),
+		admissionLatency:    admissionLatency,
+		firstAttemptLatency: firstAttemptLatency,
 		unledgered:          make(map[workload.Reference]struct{}),
 		admittedAt:          make(map[workload.Reference]eventTime),
 		evictedAt:           make(map[workload.Reference]eventTime),
@@ -249,7 +275,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		unlisted:            make(map[workload.Reference]unlistedArrival),
 		parked:              make(map[workload.Reference]parkedArrival),
 	}
-	e.pooled50, e.pooled90 = newQuantileCalibrators(o.halfLife)
+	e.pooled50, e.pooled90 = pooled50, pooled90
 	e.dirty.Store(true)
 	return e, nil
 }
@@ -1352,12 +1378,10 @@ func (e *Estimator) firstAttemptReservoirOf(s *queueStats) *stats.ServiceTimes {
 
 // newSharedLatencies makes an estimator-wide reservoir of latencies, of
 // sharedLatencySampleSize.
-func newSharedLatencies(o options) *stats.ServiceTimes {
-	// The options are validated by New: this cannot fail.
-	r, _ := stats.NewServiceTimes(o.clock, o.rng, stats.ReservoirOptions{
-		Capacity: sharedLatencySampleSize, HalfLife: o.halfLife, MinSamples: 1,
+func (c statsConfig) newSharedLatencies() (*stats.ServiceTimes, error) {
+	return stats.NewServiceTimes(c.clock, c.rng, stats.ReservoirOptions{
+		Capacity: sharedLatencySampleSize, HalfLife: c.halfLife, MinSamples: 1,
 	})
-	return r
 }
 
 // viewOf is the view of s a roll gets: its own statistics, with the

@@ -81,7 +81,10 @@ func (ps *priorityStats) observeAdmittedShape(t, windowStart time.Time, key stri
 	if len(ps.shapes) >= maxShapesPerPriority || ps.newShapeRate == nil {
 		return
 	}
-	rate := ps.newShapeRate()
+	rate, err := ps.newShapeRate()
+	if err != nil {
+		return
+	}
 	rate.Seed(windowStart, nil)
 	rate.ObserveAt(t)
 	ps.shapes = append(ps.shapes, &admittedShape{key: key, demand: demand, admissions: rate})
@@ -94,7 +97,11 @@ func (ps *priorityStats) observeShapeService(s *queueStats, key string, end time
 	for _, sh := range ps.shapes {
 		if sh.key == key {
 			if sh.service == nil {
-				sh.service = s.newPriorityService()
+				service, err := s.newPriorityService()
+				if err != nil {
+					return
+				}
+				sh.service = service
 			}
 			sh.service.ObserveAt(end, seconds)
 			return

@@ -1,6 +1,9 @@
 package estimator
 
 import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
@@ -21,9 +24,9 @@ type queueStats struct {
 	// earliest warm-started arrival): a priority first seen later is
 	// measured over the same window, not from its first arrival.
 	windowStart time.Time
-	newPriority func() *priorityStats
-	// newPriorityService makes a priority's service sample.
-	newPriorityService func() *stats.ServiceTimes
+	newPriority func() (*priorityStats, error)
+	// newPriorityService makes a priority's (or a shape's) service sample.
+	newPriorityService func() (*stats.ServiceTimes, error)
 	preemptions        *stats.EventRate
 	admissions         *stats.EventRate
 	service            *stats.ServiceTimes
@@ -107,7 +110,7 @@ type priorityStats struct {
 	// maxShapesPerPriority), which split its arrival rate by shape;
 	// newShapeRate makes a shape's admission rate.
 	shapes       []*admittedShape
-	newShapeRate func() *stats.EventRate
+	newShapeRate func() (*stats.EventRate, error)
 	cal50, cal90 *calibration.Quantile
 	// service is the priority's own sample of service times (at most
 	// priorityServiceSampleSize), made at its first completion.
@@ -167,7 +170,8 @@ func (s *queueStats) seedArrivals(windowStart time.Time, all []time.Time, byPrio
 
 // priority returns the statistics of a priority, created on first use
 // with its arrival rate over the queue's arrival window; nil beyond
-// maxTrackedPriorities.
+// maxTrackedPriorities, and nil (untracked, as beyond the bound) should
+// they fail to be made, which the validated configuration rules out.
 func (s *queueStats) priority(priority int32) *priorityStats {
 	if ps, ok := s.byPriority[priority]; ok {
 		return ps
@@ -175,7 +179,10 @@ func (s *queueStats) priority(priority int32) *priorityStats {
 	if len(s.byPriority) >= maxTrackedPriorities {
 		return nil
 	}
-	ps := s.newPriority()
+	ps, err := s.newPriority()
+	if err != nil {
+		return nil
+	}
 	ps.arrivals.Seed(s.windowStart, nil)
 	if s.byPriority == nil {
 		s.byPriority = make(map[int32]*priorityStats)
@@ -191,17 +198,26 @@ func (s *queueStats) priority(priority int32) *priorityStats {
 func (s *queueStats) observeService(priority int32, shapeKey string, end time.Time, seconds float64) {
 	s.service.ObserveAt(end, seconds)
 	if ps := s.priority(priority); ps != nil {
-		ps.serviceSample(s).ObserveAt(end, seconds)
+		if service := ps.serviceSample(s); service != nil {
+			service.ObserveAt(end, seconds)
+		}
 		if shapeKey != "" {
 			ps.observeShapeService(s, shapeKey, end, seconds)
 		}
 	}
 }
 
-// serviceSample returns the priority's service sample, made on first use.
+// serviceSample returns the priority's service sample, made on first use;
+// nil (no sample, the priority's service then counts in the ClusterQueue's
+// only) should it fail to be made, which the validated configuration rules
+// out.
 func (ps *priorityStats) serviceSample(s *queueStats) *stats.ServiceTimes {
 	if ps.service == nil {
-		ps.service = s.newPriorityService()
+		service, err := s.newPriorityService()
+		if err != nil {
+			return nil
+		}
+		ps.service = service
 	}
 	return ps.service
 }
@@ -223,56 +239,150 @@ func hit(ok bool) float64 {
 	return 0
 }
 
+// statsConfig is what every ClusterQueue's statistics are made with: the
+// clock, the random source of the reservoirs and the options that size and
+// age them. newStatsConfig validates it once, in New, by making one of
+// each statistic; the constructors depend on nothing else, so making them
+// with the same configuration afterwards cannot fail.
+type statsConfig struct {
+	clock             stats.Clock
+	rng               *rand.Rand
+	halfLife          time.Duration
+	serviceSampleSize int
+	minServiceSamples int
+	emaAlpha          float64
+}
+
+// newStatsConfig returns c once every statistic made from it could be made
+// (a ClusterQueue's, with one priority, its service sample and a shape's
+// rate, and the estimator-wide calibrators and latencies), or the first
+// error a constructor returned.
+func newStatsConfig(c statsConfig) (statsConfig, error) {
+	if c.clock == nil || c.rng == nil {
+		return statsConfig{}, errors.New("statistics: a clock and a random source are required")
+	}
+	s, err := c.newQueueStats()
+	if err != nil {
+		return statsConfig{}, err
+	}
+	if _, err := s.newPriority(); err != nil {
+		return statsConfig{}, err
+	}
+	if _, err := s.newPriorityService(); err != nil {
+		return statsConfig{}, err
+	}
+	if _, err := c.newShapeRate(); err != nil {
+		return statsConfig{}, err
+	}
+	if _, err := c.newSharedLatencies(); err != nil {
+		return statsConfig{}, err
+	}
+	return c, nil
+}
+
+// statsInvariant reports a constructor's error where newStatsConfig
+// validated the configuration it was given, so none can happen. It panics
+// with the error, naming the broken invariant; every entry point of the
+// estimator recovers from a panic (recoverPanic), so a bug here costs the
+// event that found it, never the scheduler.
+func statsInvariant(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("estimator: a statistic of a configuration New validated could not be made: %v", err))
+	}
+}
+
+// newQueueStats makes a ClusterQueue's statistics with the configuration
+// New validated.
 func (e *Estimator) newQueueStats() *queueStats {
-	decay := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 2}
-	// The options are validated by New, so these constructors cannot fail;
-	// a failure would be a programming error caught by the unit tests.
-	arrivals, _ := stats.NewEventRate(e.opts.clock, decay)
-	preemptions, _ := stats.NewEventRate(e.opts.clock, stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1})
-	admissions, _ := stats.NewEventRate(e.opts.clock, decay)
-	service, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
-		Capacity:   e.opts.serviceSampleSize,
-		HalfLife:   e.opts.halfLife,
-		MinSamples: e.opts.minServiceSamples,
+	s, err := e.statsCfg.newQueueStats()
+	statsInvariant(err)
+	return s
+}
+
+func (c statsConfig) decay() stats.DecayOptions {
+	return stats.DecayOptions{HalfLife: c.halfLife, MinSamples: 2}
+}
+
+// delays is a reservoir of measured delays (latencies, reactions) of one
+// ClusterQueue.
+func (c statsConfig) delays() (*stats.ServiceTimes, error) {
+	return stats.NewServiceTimes(c.clock, c.rng, stats.ReservoirOptions{
+		Capacity:   admissionLatencySampleSize,
+		HalfLife:   c.halfLife,
+		MinSamples: 1,
 	})
-	waits, _ := stats.NewEMA(e.opts.emaAlpha)
-	// delays is a reservoir of measured delays (latencies, reactions).
+}
+
+// newShapeRate makes the admission rate of a demand shape.
+func (c statsConfig) newShapeRate() (*stats.EventRate, error) {
+	return stats.NewEventRate(c.clock, c.decay())
+}
+
+// newQueueStats makes the statistics of one ClusterQueue, its window
+// starting now.
+func (c statsConfig) newQueueStats() (*queueStats, error) {
+	var errs []error
+	keep := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	delays := func() *stats.ServiceTimes {
-		r, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
-			Capacity:   admissionLatencySampleSize,
-			HalfLife:   e.opts.halfLife,
-			MinSamples: 1,
-		})
+		r, err := c.delays()
+		keep(err)
 		return r
 	}
+	arrivals, err := stats.NewEventRate(c.clock, c.decay())
+	keep(err)
+	preemptions, err := stats.NewEventRate(c.clock, stats.DecayOptions{HalfLife: c.halfLife, MinSamples: 1})
+	keep(err)
+	admissions, err := stats.NewEventRate(c.clock, c.decay())
+	keep(err)
+	service, err := stats.NewServiceTimes(c.clock, c.rng, stats.ReservoirOptions{
+		Capacity:   c.serviceSampleSize,
+		HalfLife:   c.halfLife,
+		MinSamples: c.minServiceSamples,
+	})
+	keep(err)
+	waits, err := stats.NewEMA(c.emaAlpha)
+	keep(err)
 	latency, firstAttempt := delays(), delays()
-	preemptionDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
+	preemptionDelay, err := stats.NewEMA(stats.DefaultEMAAlpha)
+	keep(err)
 	preemptionDelays, preemptionReaction := delays(), delays()
-	writeLag, _ := stats.NewEMA(stats.DefaultEMAAlpha)
-	releaseDelay, _ := stats.NewEMA(stats.DefaultEMAAlpha)
-	coverage := stats.DecayOptions{HalfLife: e.opts.halfLife, MinSamples: 1}
-	p50Hits, _ := stats.NewDecayedMean(coverage)
-	p90Hits, _ := stats.NewDecayedMean(coverage)
-	cal50, cal90 := newQuantileCalibrators(e.opts.halfLife)
+	writeLag, err := stats.NewEMA(stats.DefaultEMAAlpha)
+	keep(err)
+	releaseDelay, err := stats.NewEMA(stats.DefaultEMAAlpha)
+	keep(err)
+	coverage := stats.DecayOptions{HalfLife: c.halfLife, MinSamples: 1}
+	p50Hits, err := stats.NewDecayedMean(coverage)
+	keep(err)
+	p90Hits, err := stats.NewDecayedMean(coverage)
+	keep(err)
+	cal50, cal90, err := newQuantileCalibrators(c.halfLife)
+	keep(err)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("statistics: %w", errors.Join(errs...))
+	}
 	return &queueStats{
 		arrivals:    arrivals,
-		windowStart: e.opts.clock.Now(),
-		newPriority: func() *priorityStats {
-			ps := &priorityStats{newShapeRate: func() *stats.EventRate {
-				r, _ := stats.NewEventRate(e.opts.clock, decay)
-				return r
-			}}
-			ps.arrivals, _ = stats.NewEventRate(e.opts.clock, decay)
-			ps.cal50, ps.cal90 = newQuantileCalibrators(e.opts.halfLife)
-			return ps
+		windowStart: c.clock.Now(),
+		newPriority: func() (*priorityStats, error) {
+			ps := &priorityStats{newShapeRate: c.newShapeRate}
+			var err, calErr error
+			ps.arrivals, err = stats.NewEventRate(c.clock, c.decay())
+			ps.cal50, ps.cal90, calErr = newQuantileCalibrators(c.halfLife)
+			if err := errors.Join(err, calErr); err != nil {
+				return nil, fmt.Errorf("statistics of a priority: %w", err)
+			}
+			return ps, nil
 		},
-		newPriorityService: func() *stats.ServiceTimes {
-			st, _ := stats.NewServiceTimes(e.opts.clock, e.rng, stats.ReservoirOptions{
-				Capacity:   min(e.opts.serviceSampleSize, priorityServiceSampleSize),
-				HalfLife:   e.opts.halfLife,
-				MinSamples: e.opts.minServiceSamples,
+		newPriorityService: func() (*stats.ServiceTimes, error) {
+			return stats.NewServiceTimes(c.clock, c.rng, stats.ReservoirOptions{
+				Capacity:   min(c.serviceSampleSize, priorityServiceSampleSize),
+				HalfLife:   c.halfLife,
+				MinSamples: c.minServiceSamples,
 			})
-			return st
 		},
 		preemptions:         preemptions,
 		admissions:          admissions,
@@ -289,7 +399,7 @@ func (e *Estimator) newQueueStats() *queueStats {
 		p90Hits:             p90Hits,
 		cal50:               cal50,
 		cal90:               cal90,
-	}
+	}, nil
 }
 
 // statsView is a copy of what a refresh needs, taken under the lock: what
