@@ -24,6 +24,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -101,9 +102,9 @@ type Estimator struct {
 	// one-second resolution; these have the clock's, which matters for
 	// short waits and service times. Entries are removed at admission,
 	// finish and deletion, so they are bounded by the pending and running
-	// workloads. pending is kept by namespace and name (trackedWorkloads:
+	// workloads. pending is kept by namespace and name (positions.Tracked:
 	// a 56-byte entry per workload and its share of a table of positions).
-	pending trackedWorkloads
+	pending positions.Tracked[trackedWorkload]
 	// unledgered holds the keys of pending whose line has no estimate yet
 	// (see ledgerWriter), or a part of them: a refresh takes them out as
 	// it rolls (ledgerWriter.takeUnledgeredLocked) and puts back those it
@@ -540,7 +541,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)
-	p, _ := e.pending.get(nameFromReference(key))
+	p, _ := e.pending.Get(nameFromReference(key))
 	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
 		since = at
 	}
@@ -825,7 +826,7 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			kept[key] = a
 			continue
 		}
-		_, stillPending := e.pending.get(nameFromReference(key))
+		_, stillPending := e.pending.Get(nameFromReference(key))
 		_, isPublished := recomputed[a.clusterQueue].position(nameFromReference(key))
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
@@ -1429,7 +1430,7 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	ledger.takeUnledgeredLocked()
 	for i := range untried {
 		c := &untried[i]
-		p, ok := e.pending.get(names[c.index])
+		p, ok := e.pending.Get(names[c.index])
 		if !ok || !p.untried() {
 			continue
 		}

@@ -162,7 +162,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, ok := e.pending.get(nameFromReference(key))
+	p, ok := e.pending.Get(nameFromReference(key))
 	_, admitted := e.admittedAt[key]
 	switch {
 	case known:
@@ -435,7 +435,7 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 func (e *Estimator) markTried(key workload.Reference) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if p := e.pending.find(nameFromReference(key)); p != nil {
+	if p := e.pending.Find(nameFromReference(key)); p != nil {
 		p.arrived |= triedBit
 	}
 }
@@ -660,7 +660,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		qs.waits.Seed(s.waits)
 	}
 	for _, key := range pendingKeys {
-		if _, ok := e.pending.get(nameFromReference(key)); !ok {
+		if _, ok := e.pending.Get(nameFromReference(key)); !ok {
 			e.trackPending(key, nameFromReference(key), 0)
 		}
 	}

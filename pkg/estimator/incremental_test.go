@@ -402,7 +402,7 @@ func allEstimates(r *Results) map[workload.Reference]WorkloadEstimate {
 			continue
 		}
 		for name := range q.allNames() {
-			key := name.reference()
+			key := referenceOf(name)
 			out[key], _ = q.estimate(key)
 		}
 	}

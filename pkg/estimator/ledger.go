@@ -226,14 +226,14 @@ const ledgerBatch = 256
 // The tracked entry keeps name's strings: the Workload object's own, where
 // the caller has it. Under e.mu.
 func (e *Estimator) trackPending(key workload.Reference, name workloadName, arrived uint32) {
-	e.pending.set(name, trackedWorkload{arrived: arrived})
+	e.pending.Set(name, trackedWorkload{arrived: arrived})
 	e.unledgered[key] = struct{}{}
 }
 
 // forgetPending forgets the pending workload key (admitted or deleted).
 // Under e.mu.
 func (e *Estimator) forgetPending(key workload.Reference) {
-	e.pending.remove(nameFromReference(key))
+	e.pending.Remove(nameFromReference(key))
 	delete(e.unledgered, key)
 }
 
@@ -288,7 +288,7 @@ func (w *ledgerWriter) wants(name workloadName) bool {
 	if len(w.wanted) == 0 {
 		return false
 	}
-	w.buf = name.appendReference(w.buf[:0])
+	w.buf = appendReference(w.buf[:0], name)
 	_, ok := w.wanted[workload.Reference(w.buf)]
 	return ok
 }
@@ -310,14 +310,14 @@ func (w *ledgerWriter) flush() {
 	}
 	defer w.e.lockForRefresh().unlock()
 	for i := range w.n {
-		if p := w.e.pending.find(w.names[i]); p != nil && p.stamp == nil {
+		if p := w.e.pending.Find(w.names[i]); p != nil && p.stamp == nil {
 			line := w.lines[i]
 			line.arrived = p.arrived
 			*p = line
 		}
 		// Stamped now, earlier or gone: it needs nothing more. A
 		// preemption that requeues it later registers it again.
-		w.buf = w.names[i].appendReference(w.buf[:0])
+		w.buf = appendReference(w.buf[:0], w.names[i])
 		delete(w.wanted, workload.Reference(w.buf))
 		delete(w.e.unledgered, workload.Reference(w.buf))
 	}
@@ -346,7 +346,7 @@ func (w *ledgerWriter) restore() {
 func (w *ledgerWriter) restoreLocked(keys []workload.Reference) {
 	defer w.e.lockForRefresh().unlock()
 	for _, key := range keys {
-		if p, ok := w.e.pending.get(nameFromReference(key)); ok && p.stamp == nil {
+		if p, ok := w.e.pending.Get(nameFromReference(key)); ok && p.stamp == nil {
 			w.e.unledgered[key] = struct{}{}
 		}
 	}

@@ -213,7 +213,7 @@ func TestLedgerReportsWhatItCannotScore(t *testing.T) {
 	if diff := cmp.Diff(want, rep.unscored); diff != "" {
 		t.Errorf("unscored (-want,+got):\n%s", diff)
 	}
-	if len(rep.scores) != 0 || e.pending.len() != 0 {
+	if len(rep.scores) != 0 || e.pending.Len() != 0 {
 		t.Errorf("scores %v, lines left %v", rep.scores, e.pending)
 	}
 }
@@ -318,8 +318,8 @@ func TestHooksHandlersRefreshAndReadsRunConcurrently(t *testing.T) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.pending.len() != 0 {
-		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.pending.len())
+	if e.pending.Len() != 0 {
+		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.pending.Len())
 	}
 }
 
@@ -439,7 +439,7 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 	if got := s.service.Count(); got != 2 {
 		t.Errorf("service observations = %d, want 2 (r0 once, r1)", got)
 	}
-	if _, ok := e.pending.get(workloadName{"ns", "new"}); !ok {
+	if _, ok := e.pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
 		t.Error("the workload that arrived during the warm start is not tracked")
 	}
 	if len(e.early) != 0 {
@@ -636,7 +636,7 @@ func TestArrivalInALocalQueueTheManagerMapsLateIsScored(t *testing.T) {
 			env.clock.Step(time.Second)
 			e.Refresh(env.ctx)
 			e.mu.Lock()
-			p, pending := e.pending.get(nameFromReference(workload.Key(wl)))
+			p, pending := e.pending.Get(nameFromReference(workload.Key(wl)))
 			parked := len(e.parked)
 			e.mu.Unlock()
 			if pending != tc.wantPending || parked != 0 {

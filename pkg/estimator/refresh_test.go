@@ -94,7 +94,7 @@ func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 	var s refreshScratch
 	names, pending := s.take(3)
 	for i, name := range []string{"a", "b", "c"} {
-		names[i] = workloadName{"ns", name}
+		names[i] = workloadName{Namespace: "ns", Name: name}
 		pending = append(pending, engine.Pending{ID: name, Class: 1, Priority: 5})
 	}
 	s.runningUsages().of(workload.NewInfo(utiltestingapi.MakeWorkload("r", "ns").Request(corev1.ResourceCPU, "1").

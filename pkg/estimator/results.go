@@ -10,6 +10,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 )
 
 // Admissibility is the paper's partition (Def. 3) of a pending workload:
@@ -156,12 +157,12 @@ type queueResults struct {
 	estimates []storedEstimate
 	// index finds each pending workload's estimate in estimates by the
 	// workload's namespace and name: a table of positions of its own
-	// (see positionTable), reused with the part, is what a refresh that
+	// (see positions.Table), reused with the part, is what a refresh that
 	// recomputes a few ClusterQueues leaves alone (an index of every
 	// pending workload would be copied whole). names holds, by position,
 	// the workload's name, the object's own string: the index holds no
 	// string built for it.
-	index positionTable
+	index positions.Table
 	names []string
 	// namespaceOf holds, by position, the index of the workload's
 	// namespace in namespaces (a ClusterQueue's pending workloads come
@@ -210,22 +211,22 @@ func (q *queueResults) size(n int) {
 	q.estimates = make([]storedEstimate, 0, n)
 	q.names = make([]string, 0, n)
 	q.namespaceOf = make([]uint32, 0, n)
-	q.index.reset(n)
+	q.index.Reset(n)
 }
 
 // add records the estimate of a pending workload (each key once) at the
 // next position and, for an Unfeasible one, its reason.
 func (q *queueResults) add(name workloadName, e storedEstimate, reason string) {
 	i := int32(len(q.estimates))
-	ns, ok := q.namespaceIndex[name.namespace]
+	ns, ok := q.namespaceIndex[name.Namespace]
 	if !ok {
 		ns = uint32(len(q.namespaces))
-		q.namespaces = append(q.namespaces, name.namespace)
-		q.namespaceIndex[name.namespace] = ns
+		q.namespaces = append(q.namespaces, name.Namespace)
+		q.namespaceIndex[name.Namespace] = ns
 	}
 	q.namespaceOf = append(q.namespaceOf, ns)
-	q.names = append(q.names, name.name)
-	insertPosition(&q.index, q, i)
+	q.names = append(q.names, name.Name)
+	positions.Insert(&q.index, q, i)
 	q.estimates = append(q.estimates, e)
 	if e.hasWait && !e.unfeasible && e.stamp != nil {
 		if due := e.stamp.at.Add(e.p50.duration()); q.firstDue.IsZero() || due.Before(q.firstDue) {
@@ -254,13 +255,13 @@ func (q *queueResults) estimate(key workload.Reference) (WorkloadEstimate, bool)
 
 // position returns where the estimate of the workload named name is.
 func (q *queueResults) position(name workloadName) (int32, bool) {
-	i, _, ok := findPosition(&q.index, q, name)
+	i, ok := positions.Find(&q.index, q, name)
 	return i, ok
 }
 
-// nameAt is the name of the workload at position i.
-func (q *queueResults) nameAt(i int32) workloadName {
-	return workloadName{q.namespaces[q.namespaceOf[i]], q.names[i]}
+// NameAt is the name of the workload at position i.
+func (q *queueResults) NameAt(i int32) workloadName {
+	return workloadName{Namespace: q.namespaces[q.namespaceOf[i]], Name: q.names[i]}
 }
 
 // allNames yields the name of every workload the part holds an estimate of,
@@ -268,7 +269,7 @@ func (q *queueResults) nameAt(i int32) workloadName {
 func (q *queueResults) allNames() iter.Seq[workloadName] {
 	return func(yield func(workloadName) bool) {
 		for i := range q.names {
-			if !yield(q.nameAt(int32(i))) {
+			if !yield(q.NameAt(int32(i))) {
 				return
 			}
 		}
