@@ -25,6 +25,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
+	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -232,26 +233,26 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	statsCfg, err := newStatsConfig(statsConfig{
-		clock:             o.clock,
-		rng:               o.rng,
-		halfLife:          o.halfLife,
-		serviceSampleSize: o.serviceSampleSize,
-		minServiceSamples: o.minServiceSamples,
-		emaAlpha:          o.emaAlpha,
+	statsCfg, err := queuestats.NewConfig(statsConfig{
+		Clock:             o.clock,
+		Rand:              o.rng,
+		HalfLife:          o.halfLife,
+		ServiceSampleSize: o.serviceSampleSize,
+		MinServiceSamples: o.minServiceSamples,
+		EMAAlpha:          o.emaAlpha,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	admissionLatency, err := statsCfg.newSharedLatencies()
+	admissionLatency, err := newSharedLatencies(statsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	firstAttemptLatency, err := statsCfg.newSharedLatencies()
+	firstAttemptLatency, err := newSharedLatencies(statsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	pooled50, pooled90, err := newQuantileCalibrators(o.halfLife)
+	pooled50, pooled90, err := queuestats.NewQuantileCalibrators(o.halfLife)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
@@ -535,7 +536,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		if by == seenByInformer && eventTimeOf(now) > at {
 			// The scheduler's hook came first: the difference is the
 			// watch event's lag behind the write.
-			e.statsFor(cq).writeLag.Observe(time.Duration(eventTimeOf(now) - at).Seconds())
+			e.statsFor(cq).WriteLag.Observe(time.Duration(eventTimeOf(now) - at).Seconds())
 			e.admittedAt[key] = eventTimeOf(now)
 		}
 		return Score{}, admissionAlreadyRecorded
@@ -550,36 +551,36 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
 	s := e.statsFor(cq)
-	s.waits.Observe(max(now.Sub(since), 0).Seconds())
-	s.admissions.ObserveAt(now)
-	if !s.freedAt.IsZero() {
-		if d := now.Sub(s.freedAt); d >= 0 {
-			s.admissionLatency.ObserveAt(now, d.Seconds())
+	s.Waits.Observe(max(now.Sub(since), 0).Seconds())
+	s.Admissions.ObserveAt(now)
+	if !s.FreedAt.IsZero() {
+		if d := now.Sub(s.FreedAt); d >= 0 {
+			s.AdmissionLatency.ObserveAt(now, d.Seconds())
 			e.admissionLatency.ObserveAt(now, d.Seconds())
 		}
-		s.freedAt = time.Time{}
+		s.FreedAt = time.Time{}
 	}
 	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() && !e.lastReleaseFor(cq, s).After(at) {
 		if d := now.Sub(at); d >= 0 {
-			s.firstAttemptLatency.ObserveAt(now, d.Seconds())
+			s.FirstAttemptLatency.ObserveAt(now, d.Seconds())
 			e.firstAttemptLatency.ObserveAt(now, d.Seconds())
 		}
 	}
-	if !s.preemptedAt.IsZero() {
-		if d := now.Sub(s.preemptedAt); d >= 0 {
-			s.preemptionDelay.Observe(d.Seconds())
-			s.preemptionDelays.ObserveAt(now, d.Seconds())
+	if !s.PreemptedAt.IsZero() {
+		if d := now.Sub(s.PreemptedAt); d >= 0 {
+			s.PreemptionDelay.Observe(d.Seconds())
+			s.PreemptionDelays.ObserveAt(now, d.Seconds())
 		}
-		if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.preemptedAt) && priorityOf(wl) > s.preemptedPriority {
-			s.preemptionReaction.ObserveAt(now, s.preemptedAt.Sub(at).Seconds())
+		if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.PreemptedAt) && priorityOf(wl) > s.PreemptedPriority {
+			s.PreemptionReaction.ObserveAt(now, s.PreemptedAt.Sub(at).Seconds())
 		}
-		s.preemptedAt = time.Time{}
+		s.PreemptedAt = time.Time{}
 	}
 	score, ok := p.score(key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
 	}
-	s.observeScore(score, now)
+	observeScore(s, score, now)
 	if score.Forecast.OK {
 		e.observeCalibration(s, now, p.stamp.calibration, priorityOf(wl), float64(p.p50), float64(p.p90), score.Actual.Seconds())
 	}
@@ -1136,18 +1137,18 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	model := QueueModel{ClusterQueue: cqs.Name, At: now, APriori: rolled.Model,
 		PendingWorkloads: len(pending), UnfeasibleWorkloads: rolled.UnfeasibleWorkloads}
-	if view.hasEMA {
-		model.EMAWait, model.HasEMA = engine.Seconds(view.ema), true
+	if view.HasEMA {
+		model.EMAWait, model.HasEMA = engine.Seconds(view.EMA), true
 	}
-	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.p50Coverage, view.p90Coverage, view.hasCoverage
-	model.ScoredWorkloads = view.scored
+	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.P50Coverage, view.P90Coverage, view.HasCoverage
+	model.ScoredWorkloads = view.Scored
 	switch {
 	case e.opts.admissionFairShare && in.spec.admissionScope:
 		model.UnmodelledOrdering = OrderingAdmissionFairSharing
 	case e.opts.fairSharing && cqs.HasParent():
 		model.UnmodelledOrdering = OrderingFairSharing
 	}
-	if view.calibrated {
+	if view.Calibrated {
 		model.Calibrated = true
 		model.P50Adjustment, model.P90Adjustment = math.Exp(view.Calibration.Q50), math.Exp(view.Calibration.Q90)
 	}
@@ -1319,7 +1320,7 @@ func (s *refreshScratch) drop() {
 // to tell, all of them count.
 func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
 	defer e.lockForRefresh().unlock()
-	e.statsFor(cq).quotablePending = n
+	e.statsFor(cq).QuotablePending = n
 }
 
 // queueInputs is what a refresh of one ClusterQueue reads from the
@@ -1361,27 +1362,27 @@ func (e *Estimator) latencyOf(s *queueStats) (float64, []float64) {
 // latencyReservoirOf is the reservoir of admission latencies latencyOf
 // reads for s. Under e.mu.
 func (e *Estimator) latencyReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.admissionLatency.Len() < minOwnLatencySamples {
+	if s.AdmissionLatency.Len() < minOwnLatencySamples {
 		return e.admissionLatency
 	}
-	return s.admissionLatency
+	return s.AdmissionLatency
 }
 
 // firstAttemptReservoirOf is the reservoir of first-attempt latencies a
 // ClusterQueue with stats s rolls with: its own once it holds
 // minOwnLatencySamples, else every ClusterQueue's. Under e.mu.
 func (e *Estimator) firstAttemptReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.firstAttemptLatency.Len() < minOwnLatencySamples {
+	if s.FirstAttemptLatency.Len() < minOwnLatencySamples {
 		return e.firstAttemptLatency
 	}
-	return s.firstAttemptLatency
+	return s.FirstAttemptLatency
 }
 
 // newSharedLatencies makes an estimator-wide reservoir of latencies, of
 // sharedLatencySampleSize.
-func (c statsConfig) newSharedLatencies() (*stats.ServiceTimes, error) {
-	return stats.NewServiceTimes(c.clock, c.rng, stats.ReservoirOptions{
-		Capacity: sharedLatencySampleSize, HalfLife: c.halfLife, MinSamples: 1,
+func newSharedLatencies(c statsConfig) (*stats.ServiceTimes, error) {
+	return stats.NewServiceTimes(c.Clock, c.Rand, stats.ReservoirOptions{
+		Capacity: sharedLatencySampleSize, HalfLife: c.HalfLife, MinSamples: 1,
 	})
 }
 
@@ -1389,7 +1390,7 @@ func (c statsConfig) newSharedLatencies() (*stats.ServiceTimes, error) {
 // admission latency of latencyOf and the first-attempt latencies of
 // firstAttemptReservoirOf. Under e.mu.
 func (e *Estimator) viewOf(s *queueStats) statsView {
-	v := s.view()
+	v := s.View()
 	v.AdmissionLatency, v.AdmissionLatencySample = e.latencyOf(s)
 	v.FirstAttemptLatencySample = e.firstAttemptReservoirOf(s).AppendValues(nil)
 	return v
@@ -1402,13 +1403,13 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 	var d reclaimDelays
 	s := e.statsFor(lender)
 	d.decision, _ = e.latencyReservoirOf(s).Mean()
-	d.writeLag, _ = s.writeLag.Value()
+	d.writeLag, _ = s.WriteLag.Value()
 	for _, src := range sources {
 		if _, done := d.release[src.clusterQueue]; done {
 			continue
 		}
 		if hs, ok := e.perQueue[src.clusterQueue]; ok {
-			if r, ok := hs.releaseDelay.Value(); ok {
+			if r, ok := hs.ReleaseDelay.Value(); ok {
 				if d.release == nil {
 					d.release = make(map[kueue.ClusterQueueReference]float64)
 				}
@@ -1450,7 +1451,7 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	if in.view.HasService {
 		meanService = in.view.ServiceMean
 	}
-	in.view.Calibration, in.view.calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
+	in.view.Calibration, in.view.Calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}

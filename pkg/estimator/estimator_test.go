@@ -472,7 +472,7 @@ func TestWorkloadEventsFeedStatistics(t *testing.T) {
 	// start (of a cache that does not hold it) applies it.
 	h.OnUpdate(running, done)
 	e.mu.Lock()
-	if s, ok := e.perQueue["cq"]; ok && s.service.Count() != 0 {
+	if s, ok := e.perQueue["cq"]; ok && s.Service.Count() != 0 {
 		t.Errorf("an event before the warm start was counted before it")
 	}
 	e.mu.Unlock()
@@ -490,16 +490,16 @@ func TestWorkloadEventsFeedStatistics(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.perQueue["cq"]
-	if got := s.service.Count(); got != 1 {
+	if got := s.Service.Count(); got != 1 {
 		t.Errorf("service observations = %d, want 1", got)
 	}
-	if mean, _ := s.service.Mean(); mean != 30 {
+	if mean, _ := s.Service.Mean(); mean != 30 {
 		t.Errorf("service mean = %v, want 30", mean)
 	}
-	if got := s.preemptions.Count(); got != 1 {
+	if got := s.Preemptions.Count(); got != 1 {
 		t.Errorf("preemptions = %d, want 1", got)
 	}
-	if got := s.arrivals.Count(); got != 1 {
+	if got := s.Arrivals.Count(); got != 1 {
 		t.Errorf("arrivals = %d, want 1", got)
 	}
 }
@@ -594,10 +594,10 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.perQueue["cq"]
-	if wait, _ := s.waits.Value(); wait != 1.2 {
+	if wait, _ := s.Waits.Value(); wait != 1.2 {
 		t.Errorf("observed wait = %vs, want 1.2s (from the arrival event, not the creation second)", wait)
 	}
-	if mean, _ := s.service.Mean(); mean != 2.5 {
+	if mean, _ := s.Service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
 	if e.pending.Len() != 0 || len(e.admittedAt) != 0 {
@@ -966,7 +966,7 @@ func TestReleaseDelayIsMeasuredFromEvictionToRelease(t *testing.T) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			var got []float64
-			if d, ok := e.statsFor("cq").releaseDelay.Value(); ok {
+			if d, ok := e.statsFor("cq").ReleaseDelay.Value(); ok {
 				got = append(got, d)
 			}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
@@ -1211,7 +1211,7 @@ func TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough(t *testing.T) {
 			defer e.mu.Unlock()
 			for cq, sample := range map[kueue.ClusterQueueReference][]float64{"quiet": tc.quiet, "busy": tc.busy} {
 				for _, d := range sample {
-					e.statsFor(cq).admissionLatency.ObserveAt(env.clock.Now(), d)
+					e.statsFor(cq).AdmissionLatency.ObserveAt(env.clock.Now(), d)
 					e.admissionLatency.ObserveAt(env.clock.Now(), d)
 				}
 			}

@@ -216,7 +216,7 @@ type parkedArrival struct {
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
 	e.trackPending(key, a.name, arrivalOffset(a.created, a.at))
 	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
-	e.statsFor(cq).observeArrival(a.at, a.priority)
+	e.statsFor(cq).ObserveArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
 }
 
@@ -306,7 +306,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			e.noteRelease(admission.ClusterQueue, now)
 			if at, ok := e.evictedAt[key]; ok {
 				if d := eventTimeOf(now) - at; d >= 0 {
-					e.statsFor(admission.ClusterQueue).releaseDelay.Observe(time.Duration(d).Seconds())
+					e.statsFor(admission.ClusterQueue).ReleaseDelay.Observe(time.Duration(d).Seconds())
 				}
 				delete(e.evictedAt, key)
 			}
@@ -346,7 +346,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 				span, ok = stats.Span{Start: at.time(), End: now}, true
 			}
 			if ok {
-				s.observeService(priorityOf(newWl), shapeKey, span.End, span.Seconds())
+				s.ObserveService(priorityOf(newWl), shapeKey, span.End, span.Seconds())
 				e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
 			}
 		}
@@ -359,11 +359,11 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			// Kueue requeues it with a backoff, not as a first attempt.
 			e.trackPending(key, nameOf(newWl), arrivalOffset(created, now)|triedBit)
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
-			s.preemptions.ObserveAt(evictedAt)
+			s.Preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
 				// Evicted and released in one update: the quota came
 				// back with the eviction.
-				s.releaseDelay.Observe(0)
+				s.ReleaseDelay.Observe(0)
 			} else {
 				e.evictedAt[key] = eventTimeOf(now)
 			}
@@ -373,11 +373,11 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			// admission latency after completions. A victim of a reclaim
 			// or of fair sharing was preempted by another ClusterQueue's
 			// workload, and this one's next admission may come much later.
-			if s.preemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
-				s.preemptedAt, s.preemptedPriority = now, priorityOf(newWl)
+			if s.PreemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
+				s.PreemptedAt, s.PreemptedPriority = now, priorityOf(newWl)
 			}
-		} else if s.quotablePending > 0 && s.freedAt.IsZero() {
-			s.freedAt = now
+		} else if s.QuotablePending > 0 && s.FreedAt.IsZero() {
+			s.FreedAt = now
 		}
 	}})
 }
@@ -454,7 +454,7 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), cq: wl.Status.Admission.ClusterQueue, kind: admissionEvent, apply: func() {
 		score, outcome = e.recordAdmission(wl, now, seenByInformer)
 		if hasShape {
-			e.statsFor(wl.Status.Admission.ClusterQueue).observeAdmittedShape(now, priorityOf(wl), shapeKey, demand)
+			e.statsFor(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, priorityOf(wl), shapeKey, demand)
 		}
 	}}) {
 		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
@@ -643,21 +643,21 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	}
 	for cq, s := range per {
 		qs := e.statsFor(cq)
-		qs.seedArrivals(s.earliest, s.arrivals, s.arrivalsByPriority)
-		qs.preemptions.Seed(s.earliest, s.preemptions)
+		qs.SeedArrivals(s.earliest, s.arrivals, s.arrivalsByPriority)
+		qs.Preemptions.Seed(s.earliest, s.preemptions)
 		slices.SortFunc(s.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.service.Seed(s.service)
+		qs.Service.Seed(s.service)
 		// In priority order: the reservoirs share the estimator's random
 		// source.
 		for _, prio := range slices.Sorted(maps.Keys(s.serviceByPriority)) {
 			spans := s.serviceByPriority[prio]
-			if ps := qs.priority(prio); ps != nil {
+			if qs.Priority(prio) != nil {
 				slices.SortFunc(spans, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-				ps.serviceSample(qs).Seed(spans)
+				qs.SeedPriorityService(prio, spans)
 			}
 		}
 		slices.SortFunc(s.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.waits.Seed(s.waits)
+		qs.Waits.Seed(s.waits)
 	}
 	for _, key := range pendingKeys {
 		if _, ok := e.pending.Get(nameFromReference(key)); !ok {
@@ -731,7 +731,7 @@ func isEvictedByPreemption(wl *kueue.Workload) bool {
 // (reclaim). Only the direct parent cohort is kept; a release elsewhere in
 // a hierarchical cohort tree is not seen by the others. Under e.mu.
 func (e *Estimator) noteRelease(cq kueue.ClusterQueueReference, now time.Time) {
-	e.statsFor(cq).lastRelease = now
+	e.statsFor(cq).LastRelease = now
 	if c := e.specs[cq].cohort; c != "" {
 		e.cohortReleases[c] = now
 	}
@@ -742,7 +742,7 @@ func (e *Estimator) noteRelease(cq kueue.ClusterQueueReference, now time.Time) {
 // that arrived before it and was admitted untried may have waited for
 // that quota. Under e.mu.
 func (e *Estimator) lastReleaseFor(cq kueue.ClusterQueueReference, s *queueStats) time.Time {
-	last := s.lastRelease
+	last := s.LastRelease
 	if c := e.specs[cq].cohort; c != "" {
 		if t := e.cohortReleases[c]; t.After(last) {
 			last = t

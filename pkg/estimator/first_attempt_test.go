@@ -110,7 +110,7 @@ func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 
 			e.mu.Lock()
 			defer e.mu.Unlock()
-			own := e.statsFor("cq").firstAttemptLatency.AppendValues(nil)
+			own := e.statsFor("cq").FirstAttemptLatency.AppendValues(nil)
 			shared := e.firstAttemptLatency.AppendValues(nil)
 			if diff := cmp.Diff(tc.want, own, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("the ClusterQueue's first-attempt latencies in seconds (-want +got):\n%s", diff)
@@ -380,8 +380,8 @@ func refreshWithLatencies(t *testing.T, env *testEnv, e *Estimator, cq kueue.Clu
 	t.Helper()
 	e.mu.Lock()
 	for range minOwnLatencySamples {
-		e.statsFor(cq).firstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
-		e.statsFor(cq).admissionLatency.ObserveAt(env.clock.Now(), 5)
+		e.statsFor(cq).FirstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
+		e.statsFor(cq).AdmissionLatency.ObserveAt(env.clock.Now(), 5)
 	}
 	e.mu.Unlock()
 	env.clock.Step(100 * time.Millisecond)

@@ -267,7 +267,7 @@ func TestWarmStartPanicLeavesTheEstimatorCounting(t *testing.T) {
 	e.WorkloadEventHandler().OnAdd(pendingWorkload("new", "500m", t0), false)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if n := e.perQueue["cq"].arrivals.Count(); n != 1 {
+	if n := e.perQueue["cq"].Arrivals.Count(); n != 1 {
 		t.Errorf("arrivals counted after a panicking warm start = %d, want 1", n)
 	}
 }
@@ -433,10 +433,10 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 	s := e.perQueue["cq"]
 	// Arrivals: p0 and r0 from their creation in the read, "new" from its
 	// event; finishes: r0 from the read, r1 from its event.
-	if got := s.arrivals.Count(); got != 3 {
+	if got := s.Arrivals.Count(); got != 3 {
 		t.Errorf("arrivals = %d, want 3 (p0 and r0 once each, new)", got)
 	}
-	if got := s.service.Count(); got != 2 {
+	if got := s.Service.Count(); got != 2 {
 		t.Errorf("service observations = %d, want 2 (r0 once, r1)", got)
 	}
 	if _, ok := e.pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
