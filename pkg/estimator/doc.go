@@ -11,13 +11,16 @@
 //     preemption and coverage statistics (over [stats] and [calibration])
 //     that this package feeds from Kueue's events and hands the engine at
 //     each refresh;
+//   - [ledger] keeps each pending workload's first published estimate and
+//     scores every predictor at its admission;
 //   - [positions] indexes workloads by namespace and name: the pending
 //     workloads tracked, each ClusterQueue's published estimates.
 //
 // What stays here is the adaptation: converting Kueue's snapshot and
 // pending lists to an [engine.Queue] (convert.go, classes.go, lent.go),
 // the statistics fed by events (events.go), the refresh loop
-// (estimator.go) and publication (results.go, ledger.go).
+// (estimator.go), publication (results.go) and the ledger's writer
+// (ledger.go).
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],

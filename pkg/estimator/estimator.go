@@ -24,6 +24,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
@@ -543,7 +544,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	}
 	since := queuedSince(wl)
 	p, _ := e.pending.Get(nameFromReference(key))
-	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
+	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
 		since = at
 	}
 	e.forgetPending(key)
@@ -560,7 +561,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		}
 		s.FreedAt = time.Time{}
 	}
-	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() && !e.lastReleaseFor(cq, s).After(at) {
+	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && p.Untried() && !e.lastReleaseFor(cq, s).After(at) {
 		if d := now.Sub(at); d >= 0 {
 			s.FirstAttemptLatency.ObserveAt(now, d.Seconds())
 			e.firstAttemptLatency.ObserveAt(now, d.Seconds())
@@ -571,18 +572,18 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 			s.PreemptionDelay.Observe(d.Seconds())
 			s.PreemptionDelays.ObserveAt(now, d.Seconds())
 		}
-		if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.PreemptedAt) && priorityOf(wl) > s.PreemptedPriority {
+		if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.PreemptedAt) && priorityOf(wl) > s.PreemptedPriority {
 			s.PreemptionReaction.ObserveAt(now, s.PreemptedAt.Sub(at).Seconds())
 		}
 		s.PreemptedAt = time.Time{}
 	}
-	score, ok := p.score(key, cq, priorityOf(wl), since, now)
+	score, ok := ledger.ScoreOf(p, key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
 	}
 	observeScore(s, score, now)
 	if score.Forecast.OK {
-		e.observeCalibration(s, now, p.stamp.calibration, priorityOf(wl), float64(p.p50), float64(p.p90), score.Actual.Seconds())
+		e.observeCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
 	}
 	return score, admissionScored
 }
@@ -1058,7 +1059,7 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 // refreshQueue converts one ClusterQueue's state to the engine's terms,
 // rolls it, publishes its model and forecasts into out, and gives the ledger
 // the first estimate of each workload.
-func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, ledger *ledgerWriter, scratch *refreshScratch) {
+func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, writer *ledgerWriter, scratch *refreshScratch) {
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 	out.reserve(len(pending))
@@ -1083,7 +1084,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			}
 		}
 	}
-	in := e.queueInputs(now, cqs, names, scratch.untried, ledger)
+	in := e.queueInputs(now, cqs, names, scratch.untried, writer)
 	for _, c := range scratch.untried {
 		pendingIn[c.index].Untried, pendingIn[c.index].WaitedSeconds = c.untried, c.waited
 	}
@@ -1169,8 +1170,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			est.setWait(r.Wait)
 		}
 		out.add(name, store(est, stamp), est.Reason)
-		if est.Admissibility == Quotable && ledger.wants(name) {
-			ledger.add(name, ledgerLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
+		if est.Admissibility == Quotable && writer.wants(name) {
+			writer.add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}
 	}
 }
@@ -1269,7 +1270,7 @@ func fitsWithinNominal(cqs *schdcache.ClusterQueueSnapshot, info *workload.Info,
 // whose object shows no refusal of quota (see refusedQuota) and which its
 // ClusterQueue could admit now without borrowing (see fitsWithinNominal):
 // the refresh
-// asks the estimator whether it is untried (see triedBit) and, if so, how
+// asks the estimator whether it is untried (see ledger.TriedBit) and, if so, how
 // long it has waited (see engine.Pending.Untried).
 type untriedCandidate struct {
 	index   int
@@ -1426,16 +1427,16 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 // if so, how long it has waited at now. It hands ledger the workloads
 // registered without a ledger line since it last took them (see
 // ledgerWriter).
-func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, ledger *ledgerWriter) queueInputs {
+func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, writer *ledgerWriter) queueInputs {
 	defer e.lockForRefresh().unlock()
-	ledger.takeUnledgeredLocked()
+	writer.takeUnledgeredLocked()
 	for i := range untried {
 		c := &untried[i]
 		p, ok := e.pending.Get(names[c.index])
-		if !ok || !p.untried() {
+		if !ok || !p.Untried() {
 			continue
 		}
-		if at, ok := p.arrivedAt(c.created); ok {
+		if at, ok := p.ArrivedAt(c.created); ok {
 			c.untried, c.waited = true, float32(max(now.Sub(at).Seconds(), 0))
 		}
 	}

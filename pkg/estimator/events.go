@@ -16,6 +16,7 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -176,10 +177,10 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	delete(e.parked, key)
 	delete(e.admittedAt, key)
 	delete(e.evictedAt, key)
-	if !ok || p.stamp == nil {
+	if !ok || p.Stamp == nil {
 		return "", false
 	}
-	return p.stamp.clusterQueue, true
+	return p.Stamp.ClusterQueue, true
 }
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
@@ -214,7 +215,7 @@ type parkedArrival struct {
 // recordArrival records that workload key arrived in cq as a says. Under
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
-	e.trackPending(key, a.name, arrivalOffset(a.created, a.at))
+	e.trackPending(key, a.name, ledger.ArrivalOffset(a.created, a.at))
 	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
 	e.statsFor(cq).ObserveArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
@@ -357,7 +358,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
-			e.trackPending(key, nameOf(newWl), arrivalOffset(created, now)|triedBit)
+			e.trackPending(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.Preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
@@ -430,13 +431,13 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message
 }
 
-// markTried sets triedBit on a pending workload the estimator tracks; it
+// markTried sets ledger.TriedBit on a pending workload the estimator tracks; it
 // does nothing to one it does not.
 func (e *Estimator) markTried(key workload.Reference) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if p := e.pending.Find(nameFromReference(key)); p != nil {
-		p.arrived |= triedBit
+		p.Arrived |= ledger.TriedBit
 	}
 }
 

@@ -158,10 +158,10 @@ func TestPendingUpdatesMarkAWorkloadTried(t *testing.T) {
 			if !ok {
 				t.Fatal("p0 is not tracked")
 			}
-			if got := !p.untried(); got != tc.wantTried {
+			if got := !p.Untried(); got != tc.wantTried {
 				t.Errorf("tried = %v, want %v", got, tc.wantTried)
 			}
-			if _, ok := p.arrivedAt(p0.CreationTimestamp.Time); !ok {
+			if _, ok := p.ArrivedAt(p0.CreationTimestamp.Time); !ok {
 				t.Error("marking it tried lost its arrival")
 			}
 		})
@@ -217,10 +217,10 @@ func TestPreemptedWorkloadReentersTried(t *testing.T) {
 	if !ok {
 		t.Fatal("the preempted r8 is not tracked as pending")
 	}
-	if p.untried() {
+	if p.Untried() {
 		t.Error("the preempted r8 re-entered untried")
 	}
-	if _, ok := p.arrivedAt(victim.CreationTimestamp.Time); !ok {
+	if _, ok := p.ArrivedAt(victim.CreationTimestamp.Time); !ok {
 		t.Error("the preempted r8 re-entered without an arrival")
 	}
 }
