@@ -23,6 +23,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
@@ -1085,7 +1086,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		out.cohort = cohort
 	}
 
-	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
+	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
 	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
 	for i, name := range names {
 		r := rolled.Estimates[i]
@@ -1093,9 +1094,9 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		if r.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, r.Reason
 		} else {
-			est.setWait(r.Wait)
+			est.SetWait(r.Wait)
 		}
-		out.add(name, store(est, stamp), est.Reason)
+		out.add(name, estimates.Store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable && writer.wants(name) {
 			writer.add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
 func TestWorkloadNameJoinsAndSplitsAsKueuesReference(t *testing.T) {
@@ -50,7 +52,7 @@ func TestResultsFindEachWorkloadOfANameInSeveralNamespaces(t *testing.T) {
 	q := newQueueResults(4)
 	added := []workloadName{{Namespace: "ns-a", Name: "x"}, {Namespace: "ns-a", Name: "y"}, {Namespace: "ns-b", Name: "x"}, {Namespace: "ns-c", Name: "x"}}
 	for i, name := range added {
-		q.add(name, storedEstimate{hasWait: true, expectedWait: waitMillis(1000 * (i + 1))}, "")
+		q.add(name, estimates.Store(WorkloadEstimate{HasWait: true, ExpectedWait: time.Duration(1000*(i+1)) * time.Millisecond}, nil), "")
 	}
 	for i, name := range added {
 		got, ok := q.estimate(referenceOf(name))

@@ -3,9 +3,12 @@ package estimator
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
 // trackedOf is what e tracks of the pending workload key (zero if
@@ -23,7 +26,7 @@ func TestResultsFindEveryWorkloadAfterTheirIndexGrew(t *testing.T) {
 	for i := range 1000 {
 		name := workloadName{Namespace: fmt.Sprint("ns-", i%3), Name: fmt.Sprint("w-", i/3)}
 		added = append(added, name)
-		q.add(name, storedEstimate{hasWait: true, expectedWait: waitMillis(i + 1)}, "")
+		q.add(name, estimates.Store(WorkloadEstimate{HasWait: true, ExpectedWait: time.Duration(i+1) * time.Millisecond}, nil), "")
 	}
 	for i, name := range added {
 		got, ok := q.position(name)

@@ -117,7 +117,7 @@ func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priorit
 	if r.Unfeasible {
 		out.Admissibility, out.Reason = Unfeasible, r.Reason
 	} else {
-		out.setWait(r.Wait)
+		out.SetWait(r.Wait)
 	}
 	return out
 }
