@@ -696,15 +696,15 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	}
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
 	next, outputs := nextResults(start, prev, places, recompute)
-	ledger := &ledgerWriter{e: e}
+	writer := &ledgerWriter{e: e}
 	// After a panic too: what it took from e.unledgered goes back.
-	defer ledger.restore()
+	defer writer.restore()
 	scratch := refreshScratches.Get().(*refreshScratch)
 	for name, out := range outputs {
-		e.refreshQueue(start, cqs[name], out, ledger, scratch)
+		e.refreshQueue(start, cqs[name], out, writer, scratch)
 	}
 	refreshScratches.Put(scratch)
-	ledger.restore()
+	writer.restore()
 	next.seal()
 	e.results.Store(next)
 	done = true
