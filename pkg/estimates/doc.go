@@ -1,6 +1,7 @@
 // Package estimates holds what the estimator publishes, as its readers (the
 // visibility API, metrics) see it: a pending workload's [WorkloadEstimate],
-// a ClusterQueue's [QueueModel] and a [RefreshReport]; and [Stored], the
+// a ClusterQueue's [QueueModel], a hypothetical workload's
+// [WhatIfEstimate] and a [RefreshReport]; and [Stored], the
 // compact form published results keep an estimate in, one per pending
 // workload.
 //
