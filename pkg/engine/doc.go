@@ -21,6 +21,6 @@
 // and reads no clock: the caller (pkg/estimator, which adapts Kueue's
 // snapshot, queue manager and events to a [Queue]) owns time, randomness
 // (the roll's seed) and the statistics. Bad input is an error
-// ([ErrInvalidQueue]), never a panic, and no wait it returns is negative,
+// ([forecast.ErrInvalidQueue]), never a panic, and no wait it returns is negative,
 // NaN or infinite.
 package engine

@@ -14,10 +14,6 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
-// ErrInvalidQueue is wrapped by [Engine.Roll] for a Queue it cannot roll: no
-// capacity, or a workload whose demand class is not in Classes.
-var ErrInvalidQueue = errors.New("invalid queue")
-
 // Config is what an Engine applies to every roll.
 type Config struct {
 	// PriorMeanServiceSeconds is the prior mean m₀ of the exponential
@@ -172,8 +168,9 @@ type Wait struct {
 // known, calibrated as q.Stats.Calibration says. seed seeds the roll's
 // random numbers (and a what-if's on the same Scene).
 //
-// It returns an error wrapping ErrInvalidQueue for a queue without capacity
-// or with a class index out of range, and nothing else: a forecast that
+// It returns an error wrapping [forecast.ErrInvalidQueue] (the one error of
+// an invalid queue) for a queue without capacity or with a class index out
+// of range, and nothing else: a forecast that
 // fails leaves the waits out (ForecastErr says why).
 func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	if err := q.validate(); err != nil {
@@ -334,16 +331,16 @@ func (p *slicePool[T]) give(s []T) {
 // validate checks what a roll indexes by.
 func (q *Queue) validate() error {
 	if q.Capacity == nil {
-		return fmt.Errorf("%w: no capacity", ErrInvalidQueue)
+		return fmt.Errorf("%w: no capacity", forecast.ErrInvalidQueue)
 	}
 	for i, w := range q.Running {
 		if w.Class < 0 || w.Class >= len(q.Classes) {
-			return fmt.Errorf("%w: running workload %d has class %d of %d", ErrInvalidQueue, i, w.Class, len(q.Classes))
+			return fmt.Errorf("%w: running workload %d has class %d of %d", forecast.ErrInvalidQueue, i, w.Class, len(q.Classes))
 		}
 	}
 	for i, w := range q.Pending {
 		if w.Class < 0 || w.Class >= len(q.Classes) {
-			return fmt.Errorf("%w: pending workload %d (%q) has class %d of %d", ErrInvalidQueue, i, w.ID, w.Class, len(q.Classes))
+			return fmt.Errorf("%w: pending workload %d (%q) has class %d of %d", forecast.ErrInvalidQueue, i, w.ID, w.Class, len(q.Classes))
 		}
 	}
 	return nil

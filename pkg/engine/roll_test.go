@@ -130,8 +130,8 @@ func TestRollRejectsAnInvalidQueue(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			q := paperQueue()
 			breakIt(&q)
-			if _, err := testEngine(t, Config{PriorMeanServiceSeconds: 20}).Roll(q, seed); !errors.Is(err, ErrInvalidQueue) {
-				t.Errorf("error %v, want %v", err, ErrInvalidQueue)
+			if _, err := testEngine(t, Config{PriorMeanServiceSeconds: 20}).Roll(q, seed); !errors.Is(err, forecast.ErrInvalidQueue) {
+				t.Errorf("error %v, want %v", err, forecast.ErrInvalidQueue)
 			}
 		})
 	}

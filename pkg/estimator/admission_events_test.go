@@ -50,8 +50,8 @@ func TestReplicaWithoutSchedulerRecordsAdmissionsFromInformerUpdates(t *testing.
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		s := e.statsFor("cq")
-		ema, _ := s.waits.Value()
-		return outcome{Scores: len(rep.scores), Unscored: rep.unscored, Admissions: s.admissions.Count(), EMA: ema}
+		ema, _ := s.Waits.Value()
+		return outcome{Scores: len(rep.scores), Unscored: rep.unscored, Admissions: s.Admissions.Count(), EMA: ema}
 	}
 	leader, follower := run(t, true), run(t, false)
 	want := outcome{Scores: 1, Unscored: []string{"cq AdmittedBeforeEstimate"}, Admissions: 2}
@@ -85,7 +85,7 @@ func TestAdmissionSeenTwiceIsRecordedOnce(t *testing.T) {
 				e.ObserveAdmission(admittedCopy(p0), env.clock.Now())
 			}
 			e.mu.Lock()
-			admissions := e.statsFor("cq").admissions.Count()
+			admissions := e.statsFor("cq").Admissions.Count()
 			e.mu.Unlock()
 			if len(rep.scores) != 1 || len(rep.unscored) != 0 || admissions != 1 {
 				t.Errorf("scores %d, unscored %v, admissions counted %d; want 1, none, 1", len(rep.scores), rep.unscored, admissions)
@@ -113,7 +113,7 @@ func TestAdmissionAfterReleasedQuotaIsRecordedAgain(t *testing.T) {
 	h.OnUpdate(released, admittedCopy(p0))
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if n := e.statsFor("cq").admissions.Count(); n != 2 {
+	if n := e.statsFor("cq").Admissions.Count(); n != 2 {
 		t.Errorf("admissions counted = %d, want 2", n)
 	}
 	if _, ok := e.admittedAt[workload.Key(p0)]; !ok {
@@ -140,7 +140,7 @@ func TestAdmissionBeforeWarmStartIsReplayedOnce(t *testing.T) {
 	<-done
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if n := e.statsFor("cq").admissions.Count(); n != 2 {
+	if n := e.statsFor("cq").Admissions.Count(); n != 2 {
 		t.Errorf("admissions counted = %d, want 2", n)
 	}
 }

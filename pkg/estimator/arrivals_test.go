@@ -88,7 +88,7 @@ func TestWarmStartSeedsArrivalRatesByPriority(t *testing.T) {
 		t.Fatalf("WarmStart: %v", err)
 	}
 	e.mu.Lock()
-	v := e.statsFor("cq").view()
+	v := e.statsFor("cq").View()
 	e.mu.Unlock()
 	if !v.HasArrivals {
 		t.Fatal("no arrival rate after the warm start")
@@ -139,7 +139,7 @@ func TestBatchWorkloadsWaitForBatchServiceTimes(t *testing.T) {
 		}
 		e.Refresh(env.ctx)
 		e.mu.Lock()
-		v := e.statsFor("cq").view()
+		v := e.statsFor("cq").View()
 		e.mu.Unlock()
 		est, ok := e.Results().Workload(workload.Key(objs.pending[8]))
 		if !ok || !est.HasWait || est.Method != MethodForecast {

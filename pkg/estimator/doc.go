@@ -7,14 +7,20 @@
 //     Quotable/Unfeasible partition and k_eff ([capacity]), the paper's
 //     a-priori M/G/k model ([queueing]), the state-conditioned per-workload
 //     forecast ([forecast]) and the what-if answers;
-//   - [stats] and [calibration] hold the online arrival, service,
-//     preemption and coverage statistics this package feeds from Kueue's
-//     events and hands the engine at each refresh.
+//   - [queuestats] holds each ClusterQueue's online arrival, service,
+//     preemption and coverage statistics (over [stats] and [calibration])
+//     that this package feeds from Kueue's events and hands the engine at
+//     each refresh;
+//   - [ledger] keeps each pending workload's first published estimate and
+//     scores every predictor at its admission;
+//   - [positions] indexes workloads by namespace and name: the pending
+//     workloads tracked, each ClusterQueue's published estimates.
 //
 // What stays here is the adaptation: converting Kueue's snapshot and
 // pending lists to an [engine.Queue] (convert.go, classes.go, lent.go),
-// the statistics fed by events (events.go, stats.go), the refresh loop
-// (estimator.go) and publication (results.go, ledger.go).
+// the statistics fed by events (events.go), the refresh loop
+// (estimator.go), publication (results.go) and the ledger's writer
+// (ledger.go).
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],

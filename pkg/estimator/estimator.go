@@ -23,7 +23,12 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
+	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
+	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
+	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
+	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -62,6 +67,8 @@ type Estimator struct {
 	snapshots SnapshotSource
 	queues    QueueSource
 	engine    *engine.Engine
+	// statsCfg makes each ClusterQueue's statistics; New validated it.
+	statsCfg statsConfig
 
 	mu       sync.Mutex
 	rng      *rand.Rand
@@ -99,9 +106,9 @@ type Estimator struct {
 	// one-second resolution; these have the clock's, which matters for
 	// short waits and service times. Entries are removed at admission,
 	// finish and deletion, so they are bounded by the pending and running
-	// workloads. pending is kept by namespace and name (trackedWorkloads:
+	// workloads. pending is kept by namespace and name (positions.Tracked:
 	// a 56-byte entry per workload and its share of a table of positions).
-	pending trackedWorkloads
+	pending positions.Tracked[trackedWorkload]
 	// unledgered holds the keys of pending whose line has no estimate yet
 	// (see ledgerWriter), or a part of them: a refresh takes them out as
 	// it rolls (ledgerWriter.takeUnledgeredLocked) and puts back those it
@@ -232,7 +239,31 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
+	statsCfg, err := queuestats.NewConfig(statsConfig{
+		Clock:             o.clock,
+		Rand:              o.rng,
+		HalfLife:          o.halfLife,
+		ServiceSampleSize: o.serviceSampleSize,
+		MinServiceSamples: o.minServiceSamples,
+		EMAAlpha:          o.emaAlpha,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	admissionLatency, err := newSharedLatencies(statsCfg)
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	firstAttemptLatency, err := newSharedLatencies(statsCfg)
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
+	pooled50, pooled90, err := queuestats.NewQuantileCalibrators(o.halfLife)
+	if err != nil {
+		return nil, fmt.Errorf("estimator: %w", err)
+	}
 	e := &Estimator{
+		statsCfg:            statsCfg,
 		opts:                o,
 		snapshots:           snapshots,
 		queues:              queues,
@@ -242,8 +273,8 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		specs:               make(map[kueue.ClusterQueueReference]queueSpec),
 		cohortReleases:      make(map[kueue.CohortReference]time.Time),
 		cycleBusy:           cycleBusy,
-		admissionLatency:    newSharedLatencies(o),
-		firstAttemptLatency: newSharedLatencies(o),
+		admissionLatency:    admissionLatency,
+		firstAttemptLatency: firstAttemptLatency,
 		unledgered:          make(map[workload.Reference]struct{}),
 		admittedAt:          make(map[workload.Reference]eventTime),
 		evictedAt:           make(map[workload.Reference]eventTime),
@@ -252,7 +283,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		unlisted:            make(map[workload.Reference]unlistedArrival),
 		parked:              make(map[workload.Reference]parkedArrival),
 	}
-	e.pooled50, e.pooled90 = newQuantileCalibrators(o.halfLife)
+	e.pooled50, e.pooled90 = pooled50, pooled90
 	e.dirty.Store(true)
 	return e, nil
 }
@@ -511,14 +542,14 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		if by == seenByInformer && eventTimeOf(now) > at {
 			// The scheduler's hook came first: the difference is the
 			// watch event's lag behind the write.
-			e.statsFor(cq).writeLag.Observe(time.Duration(eventTimeOf(now) - at).Seconds())
+			e.statsFor(cq).WriteLag.Observe(time.Duration(eventTimeOf(now) - at).Seconds())
 			e.admittedAt[key] = eventTimeOf(now)
 		}
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)
-	p, _ := e.pending.get(nameFromReference(key))
-	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
+	p, _ := e.pending.Get(nameFromReference(key))
+	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
 		since = at
 	}
 	e.forgetPending(key)
@@ -526,38 +557,38 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
 	s := e.statsFor(cq)
-	s.waits.Observe(max(now.Sub(since), 0).Seconds())
-	s.admissions.ObserveAt(now)
-	if !s.freedAt.IsZero() {
-		if d := now.Sub(s.freedAt); d >= 0 {
-			s.admissionLatency.ObserveAt(now, d.Seconds())
+	s.Waits.Observe(max(now.Sub(since), 0).Seconds())
+	s.Admissions.ObserveAt(now)
+	if !s.FreedAt.IsZero() {
+		if d := now.Sub(s.FreedAt); d >= 0 {
+			s.AdmissionLatency.ObserveAt(now, d.Seconds())
 			e.admissionLatency.ObserveAt(now, d.Seconds())
 		}
-		s.freedAt = time.Time{}
+		s.FreedAt = time.Time{}
 	}
-	if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && p.untried() && !e.lastReleaseFor(cq, s).After(at) {
+	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && p.Untried() && !e.lastReleaseFor(cq, s).After(at) {
 		if d := now.Sub(at); d >= 0 {
-			s.firstAttemptLatency.ObserveAt(now, d.Seconds())
+			s.FirstAttemptLatency.ObserveAt(now, d.Seconds())
 			e.firstAttemptLatency.ObserveAt(now, d.Seconds())
 		}
 	}
-	if !s.preemptedAt.IsZero() {
-		if d := now.Sub(s.preemptedAt); d >= 0 {
-			s.preemptionDelay.Observe(d.Seconds())
-			s.preemptionDelays.ObserveAt(now, d.Seconds())
+	if !s.PreemptedAt.IsZero() {
+		if d := now.Sub(s.PreemptedAt); d >= 0 {
+			s.PreemptionDelay.Observe(d.Seconds())
+			s.PreemptionDelays.ObserveAt(now, d.Seconds())
 		}
-		if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.preemptedAt) && priorityOf(wl) > s.preemptedPriority {
-			s.preemptionReaction.ObserveAt(now, s.preemptedAt.Sub(at).Seconds())
+		if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.PreemptedAt) && priorityOf(wl) > s.PreemptedPriority {
+			s.PreemptionReaction.ObserveAt(now, s.PreemptedAt.Sub(at).Seconds())
 		}
-		s.preemptedAt = time.Time{}
+		s.PreemptedAt = time.Time{}
 	}
-	score, ok := p.score(key, cq, priorityOf(wl), since, now)
+	score, ok := ledger.ScoreOf(p, key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
 	}
-	s.observeScore(score, now)
+	observeScore(s, score, now)
 	if score.Forecast.OK {
-		e.observeCalibration(s, now, p.stamp.calibration, priorityOf(wl), float64(p.p50), float64(p.p90), score.Actual.Seconds())
+		e.observeCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
 	}
 	return score, admissionScored
 }
@@ -573,8 +604,8 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 func (e *Estimator) Start(ctx context.Context) error {
 	e.warmStart(ctx)
 	now := e.opts.clock.Now()
-	budget := newRefreshBudget(e.opts.refreshPeriod, e.opts.maxStaleness, e.opts.refreshMillicores, now)
-	timer := time.NewTimer(nextRefresh(now, e.opts.refreshPeriod, e.opts.refreshPeriod).Sub(now))
+	budget := refreshschedule.NewBudget(e.opts.refreshPeriod, e.opts.maxStaleness, e.opts.refreshMillicores, now)
+	timer := time.NewTimer(refreshschedule.Next(now, e.opts.refreshPeriod, e.opts.refreshPeriod).Sub(now))
 	defer timer.Stop()
 	for {
 		select {
@@ -587,29 +618,11 @@ func (e *Estimator) Start(ctx context.Context) error {
 		if needsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
 			e.refresh(ctx, false)
 			end := e.opts.clock.Now()
-			delay = budget.spend(end, end.Sub(now))
+			delay = budget.Spend(end, end.Sub(now))
 		}
 		after := e.opts.clock.Now()
-		timer.Reset(nextRefresh(after, delay, e.opts.refreshPeriod).Sub(after))
+		timer.Reset(refreshschedule.Next(after, delay, e.opts.refreshPeriod).Sub(after))
 	}
-}
-
-// nextRefresh is when to look again, at least about delay after now: the
-// first multiple of period (counted from the zero time, so whole seconds
-// for a 1s period) at or after now + delay − period, and after now. Every
-// replica of the manager thus refreshes on the same wall-clock ticks, from
-// the same informer state, and serves the same estimates; one that
-// refreshed at its own phase would answer up to a period apart, with
-// another "now" in its forecast.
-func nextRefresh(now time.Time, delay, period time.Duration) time.Time {
-	if period <= 0 {
-		return now.Add(delay)
-	}
-	next := now.Add(delay).Truncate(period)
-	if !next.After(now) {
-		next = next.Add(period)
-	}
-	return next
 }
 
 // needsRefresh says whether the published results r are to be recomputed
@@ -650,63 +663,6 @@ func (e *Estimator) markWarmed() {
 	e.warmed = true
 }
 
-// refreshBudget keeps the refresh loop within its CPU budget, millicores
-// of one core, on average. It holds a balance of refresh time: every
-// second of wall time adds millicores/1000 s to it, up to one period's
-// worth (so the loop cannot save up for a burst), and every refresh takes
-// its duration from it. The next refresh waits for the first tick at
-// which the balance is no longer negative, though never longer than the
-// maximum staleness, which wins over the budget (the balance is then not
-// let fall further than that wait repays).
-//
-// At the default 10 millicores and a 1s period: a refresh of ≤ 10 ms runs
-// at every tick; one of 12 ms skips about one tick in six; one of 50 ms
-// runs every 5 s; one of ≥ 100 ms every 10 s, the maximum staleness. A
-// duration ≤ 0 (a clock that went backwards) costs nothing.
-type refreshBudget struct {
-	period, maxStaleness time.Duration
-	// perSecond is the refresh time one second of wall time earns.
-	perSecond float64
-	balance   time.Duration
-	at        time.Time // when balance was last brought up to date
-}
-
-func newRefreshBudget(period, maxStaleness time.Duration, millicores int, now time.Time) *refreshBudget {
-	b := &refreshBudget{period: period, maxStaleness: maxStaleness, perSecond: float64(millicores) / 1000, at: now}
-	b.balance = b.earned(period)
-	return b
-}
-
-// earned is the refresh time d of wall time earns.
-func (b *refreshBudget) earned(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * b.perSecond)
-}
-
-// spend records a refresh that took d and ended at end, and returns the
-// delay for nextRefresh: the period, plus the wall time that earns back a
-// negative balance, capped at the maximum staleness.
-func (b *refreshBudget) spend(end time.Time, d time.Duration) time.Duration {
-	if elapsed := end.Sub(b.at); elapsed > 0 {
-		b.balance = min(b.balance+b.earned(elapsed), b.earned(b.period))
-		b.at = end
-	}
-	if b.perSecond <= 0 {
-		return b.period
-	}
-	b.balance -= max(d, 0)
-	if b.balance >= 0 {
-		return b.period
-	}
-	owed := time.Duration(float64(-b.balance) / b.perSecond)
-	if wait := b.period + owed; wait < b.maxStaleness {
-		return wait
-	}
-	// The staleness wins: the debt is capped at what the longest wait
-	// repays.
-	b.balance = max(b.balance, -b.earned(b.maxStaleness-b.period))
-	return max(b.period, b.maxStaleness)
-}
-
 // NeedLeaderElection tells controller-runtime to run the refresh loop on
 // every replica: the visibility API is served by all of them.
 func (e *Estimator) NeedLeaderElection() bool { return false }
@@ -743,15 +699,15 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	}
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
 	next, outputs := nextResults(start, prev, places, recompute)
-	ledger := &ledgerWriter{e: e}
+	writer := &ledgerWriter{e: e}
 	// After a panic too: what it took from e.unledgered goes back.
-	defer ledger.restore()
+	defer writer.restore()
 	scratch := refreshScratches.Get().(*refreshScratch)
 	for name, out := range outputs {
-		e.refreshQueue(start, cqs[name], out, ledger, scratch)
+		e.refreshQueue(start, cqs[name], out, writer, scratch)
 	}
 	refreshScratches.Put(scratch)
-	ledger.restore()
+	writer.restore()
 	next.seal()
 	e.results.Store(next)
 	done = true
@@ -802,7 +758,7 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			kept[key] = a
 			continue
 		}
-		_, stillPending := e.pending.get(nameFromReference(key))
+		_, stillPending := e.pending.Get(nameFromReference(key))
 		_, isPublished := recomputed[a.clusterQueue].position(nameFromReference(key))
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
@@ -1033,7 +989,7 @@ func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueRefer
 // refreshQueue converts one ClusterQueue's state to the engine's terms,
 // rolls it, publishes its model and forecasts into out, and gives the ledger
 // the first estimate of each workload.
-func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, ledger *ledgerWriter, scratch *refreshScratch) {
+func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, writer *ledgerWriter, scratch *refreshScratch) {
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 	out.reserve(len(pending))
@@ -1058,7 +1014,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			}
 		}
 	}
-	in := e.queueInputs(now, cqs, names, scratch.untried, ledger)
+	in := e.queueInputs(now, cqs, names, scratch.untried, writer)
 	for _, c := range scratch.untried {
 		pendingIn[c.index].Untried, pendingIn[c.index].WaitedSeconds = c.untried, c.waited
 	}
@@ -1112,18 +1068,18 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	model := QueueModel{ClusterQueue: cqs.Name, At: now, APriori: rolled.Model,
 		PendingWorkloads: len(pending), UnfeasibleWorkloads: rolled.UnfeasibleWorkloads}
-	if view.hasEMA {
-		model.EMAWait, model.HasEMA = engine.Seconds(view.ema), true
+	if view.HasEMA {
+		model.EMAWait, model.HasEMA = engine.Seconds(view.EMA), true
 	}
-	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.p50Coverage, view.p90Coverage, view.hasCoverage
-	model.ScoredWorkloads = view.scored
+	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.P50Coverage, view.P90Coverage, view.HasCoverage
+	model.ScoredWorkloads = view.Scored
 	switch {
 	case e.opts.admissionFairShare && in.spec.admissionScope:
 		model.UnmodelledOrdering = OrderingAdmissionFairSharing
 	case e.opts.fairSharing && cqs.HasParent():
 		model.UnmodelledOrdering = OrderingFairSharing
 	}
-	if view.calibrated {
+	if view.Calibrated {
 		model.Calibrated = true
 		model.P50Adjustment, model.P90Adjustment = math.Exp(view.Calibration.Q50), math.Exp(view.Calibration.Q90)
 	}
@@ -1133,7 +1089,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		out.cohort = cohort
 	}
 
-	stamp := &estimateStamp{clusterQueue: cqs.Name, at: now}
+	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
 	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
 	for i, name := range names {
 		r := rolled.Estimates[i]
@@ -1141,11 +1097,11 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		if r.Unfeasible {
 			est.Admissibility, est.Reason = Unfeasible, r.Reason
 		} else {
-			est.setWait(r.Wait)
+			est.SetWait(r.Wait)
 		}
-		out.add(name, store(est, stamp), est.Reason)
-		if est.Admissibility == Quotable && ledger.wants(name) {
-			ledger.add(name, ledgerLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
+		out.add(name, estimates.Store(est, stamp), est.Reason)
+		if est.Admissibility == Quotable && writer.wants(name) {
+			writer.add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}
 	}
 }
@@ -1244,7 +1200,7 @@ func fitsWithinNominal(cqs *schdcache.ClusterQueueSnapshot, info *workload.Info,
 // whose object shows no refusal of quota (see refusedQuota) and which its
 // ClusterQueue could admit now without borrowing (see fitsWithinNominal):
 // the refresh
-// asks the estimator whether it is untried (see triedBit) and, if so, how
+// asks the estimator whether it is untried (see ledger.TriedBit) and, if so, how
 // long it has waited (see engine.Pending.Untried).
 type untriedCandidate struct {
 	index   int
@@ -1295,7 +1251,7 @@ func (s *refreshScratch) drop() {
 // to tell, all of them count.
 func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
 	defer e.lockForRefresh().unlock()
-	e.statsFor(cq).quotablePending = n
+	e.statsFor(cq).QuotablePending = n
 }
 
 // queueInputs is what a refresh of one ClusterQueue reads from the
@@ -1337,37 +1293,35 @@ func (e *Estimator) latencyOf(s *queueStats) (float64, []float64) {
 // latencyReservoirOf is the reservoir of admission latencies latencyOf
 // reads for s. Under e.mu.
 func (e *Estimator) latencyReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.admissionLatency.Len() < minOwnLatencySamples {
+	if s.AdmissionLatency.Len() < minOwnLatencySamples {
 		return e.admissionLatency
 	}
-	return s.admissionLatency
+	return s.AdmissionLatency
 }
 
 // firstAttemptReservoirOf is the reservoir of first-attempt latencies a
 // ClusterQueue with stats s rolls with: its own once it holds
 // minOwnLatencySamples, else every ClusterQueue's. Under e.mu.
 func (e *Estimator) firstAttemptReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.firstAttemptLatency.Len() < minOwnLatencySamples {
+	if s.FirstAttemptLatency.Len() < minOwnLatencySamples {
 		return e.firstAttemptLatency
 	}
-	return s.firstAttemptLatency
+	return s.FirstAttemptLatency
 }
 
 // newSharedLatencies makes an estimator-wide reservoir of latencies, of
 // sharedLatencySampleSize.
-func newSharedLatencies(o options) *stats.ServiceTimes {
-	// The options are validated by New: this cannot fail.
-	r, _ := stats.NewServiceTimes(o.clock, o.rng, stats.ReservoirOptions{
-		Capacity: sharedLatencySampleSize, HalfLife: o.halfLife, MinSamples: 1,
+func newSharedLatencies(c statsConfig) (*stats.ServiceTimes, error) {
+	return stats.NewServiceTimes(c.Clock, c.Rand, stats.ReservoirOptions{
+		Capacity: sharedLatencySampleSize, HalfLife: c.HalfLife, MinSamples: 1,
 	})
-	return r
 }
 
 // viewOf is the view of s a roll gets: its own statistics, with the
 // admission latency of latencyOf and the first-attempt latencies of
 // firstAttemptReservoirOf. Under e.mu.
 func (e *Estimator) viewOf(s *queueStats) statsView {
-	v := s.view()
+	v := s.View()
 	v.AdmissionLatency, v.AdmissionLatencySample = e.latencyOf(s)
 	v.FirstAttemptLatencySample = e.firstAttemptReservoirOf(s).AppendValues(nil)
 	return v
@@ -1380,13 +1334,13 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 	var d reclaimDelays
 	s := e.statsFor(lender)
 	d.decision, _ = e.latencyReservoirOf(s).Mean()
-	d.writeLag, _ = s.writeLag.Value()
+	d.writeLag, _ = s.WriteLag.Value()
 	for _, src := range sources {
 		if _, done := d.release[src.clusterQueue]; done {
 			continue
 		}
 		if hs, ok := e.perQueue[src.clusterQueue]; ok {
-			if r, ok := hs.releaseDelay.Value(); ok {
+			if r, ok := hs.ReleaseDelay.Value(); ok {
 				if d.release == nil {
 					d.release = make(map[kueue.ClusterQueueReference]float64)
 				}
@@ -1403,16 +1357,16 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 // if so, how long it has waited at now. It hands ledger the workloads
 // registered without a ledger line since it last took them (see
 // ledgerWriter).
-func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, ledger *ledgerWriter) queueInputs {
+func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, writer *ledgerWriter) queueInputs {
 	defer e.lockForRefresh().unlock()
-	ledger.takeUnledgeredLocked()
+	writer.takeUnledgeredLocked()
 	for i := range untried {
 		c := &untried[i]
-		p, ok := e.pending.get(names[c.index])
-		if !ok || !p.untried() {
+		p, ok := e.pending.Get(names[c.index])
+		if !ok || !p.Untried() {
 			continue
 		}
-		if at, ok := p.arrivedAt(c.created); ok {
+		if at, ok := p.ArrivedAt(c.created); ok {
 			c.untried, c.waited = true, float32(max(now.Sub(at).Seconds(), 0))
 		}
 	}
@@ -1428,7 +1382,7 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	if in.view.HasService {
 		meanService = in.view.ServiceMean
 	}
-	in.view.Calibration, in.view.calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
+	in.view.Calibration, in.view.Calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}

@@ -472,7 +472,7 @@ func TestWorkloadEventsFeedStatistics(t *testing.T) {
 	// start (of a cache that does not hold it) applies it.
 	h.OnUpdate(running, done)
 	e.mu.Lock()
-	if s, ok := e.perQueue["cq"]; ok && s.service.Count() != 0 {
+	if s, ok := e.perQueue["cq"]; ok && s.Service.Count() != 0 {
 		t.Errorf("an event before the warm start was counted before it")
 	}
 	e.mu.Unlock()
@@ -490,16 +490,16 @@ func TestWorkloadEventsFeedStatistics(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.perQueue["cq"]
-	if got := s.service.Count(); got != 1 {
+	if got := s.Service.Count(); got != 1 {
 		t.Errorf("service observations = %d, want 1", got)
 	}
-	if mean, _ := s.service.Mean(); mean != 30 {
+	if mean, _ := s.Service.Mean(); mean != 30 {
 		t.Errorf("service mean = %v, want 30", mean)
 	}
-	if got := s.preemptions.Count(); got != 1 {
+	if got := s.Preemptions.Count(); got != 1 {
 		t.Errorf("preemptions = %d, want 1", got)
 	}
-	if got := s.arrivals.Count(); got != 1 {
+	if got := s.Arrivals.Count(); got != 1 {
 		t.Errorf("arrivals = %d, want 1", got)
 	}
 }
@@ -595,13 +595,13 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.perQueue["cq"]
-	if wait, _ := s.waits.Value(); wait != 1.2 {
+	if wait, _ := s.Waits.Value(); wait != 1.2 {
 		t.Errorf("observed wait = %vs, want 1.2s (from the arrival event, not the creation second)", wait)
 	}
-	if mean, _ := s.service.Mean(); mean != 2.5 {
+	if mean, _ := s.Service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
-	if e.pending.len() != 0 || len(e.admittedAt) != 0 {
+	if e.pending.Len() != 0 || len(e.admittedAt) != 0 {
 		t.Errorf("per-workload times leaked: pending %v, admitted %v", e.pending, e.admittedAt)
 	}
 }
@@ -704,79 +704,6 @@ func TestObserveCycleMeasuresBusyTimeNotIdleTime(t *testing.T) {
 				t.Errorf("busy time (-want,+got), measured %v:\n%s", ok, diff)
 			}
 		})
-	}
-}
-
-func TestRefreshBudgetDelaysTheFirstRefreshByItsCost(t *testing.T) {
-	cases := map[string]struct {
-		millicores int
-		last, want time.Duration
-	}{
-		"fast refresh keeps the period":              {200, 50 * time.Millisecond, time.Second},
-		"exactly the budget keeps it":                {200, 200 * time.Millisecond, time.Second},
-		"slow refresh stretches the wait":            {200, 1200 * time.Millisecond, 6 * time.Second},
-		"the default budget stretches 50ms to 5s":    {DefaultRefreshCPUMillicores, 50 * time.Millisecond, 5 * time.Second},
-		"the maximum staleness caps the stretch":     {DefaultRefreshCPUMillicores, 300 * time.Millisecond, 10 * time.Second},
-		"a whole CPU stretches only what exceeds it": {1000, 1500 * time.Millisecond, 1500 * time.Millisecond},
-		"no measurement":                             {200, 0, time.Second},
-		"clock went backwards":                       {200, -time.Second, time.Second},
-	}
-	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			b := newRefreshBudget(time.Second, 10*time.Second, tc.millicores, start)
-			if got := b.spend(start.Add(max(tc.last, 0)), tc.last); got != tc.want {
-				t.Errorf("first refresh of %v at %dm: delay %v, want %v", tc.last, tc.millicores, got, tc.want)
-			}
-		})
-	}
-}
-
-// TestRefreshLoopStaysWithinItsCPUBudget runs the loop's schedule
-// (nextRefresh after each budget.spend) for an hour of refreshes of a
-// fixed cost: the time spent refreshing is at most the budget's share of
-// the hour (plus the one period it may save) or one refresh per maximum
-// staleness, whichever is more, at least nine tenths of
-// what the budget or the ticks allow, every tick refreshes when a
-// refresh costs no more than a period's share, and no two refreshes are
-// further apart than the maximum staleness.
-func TestRefreshLoopStaysWithinItsCPUBudget(t *testing.T) {
-	const period, staleness, hour = time.Second, 10 * time.Second, time.Hour
-	for _, millicores := range []int{DefaultRefreshCPUMillicores, 200} {
-		for _, cost := range []time.Duration{time.Millisecond, 9 * time.Millisecond, 10 * time.Millisecond, 12 * time.Millisecond,
-			19 * time.Millisecond, 50 * time.Millisecond, 150 * time.Millisecond, 900 * time.Millisecond, 3 * time.Second} {
-			start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-			b := newRefreshBudget(period, staleness, millicores, start)
-			now := nextRefresh(start, period, period)
-			var spent time.Duration
-			refreshes, longest := 0, time.Duration(0)
-			for last := now; now.Sub(start) < hour; {
-				longest = max(longest, now.Sub(last))
-				last = now
-				end := now.Add(cost)
-				spent += cost
-				refreshes++
-				now = nextRefresh(end, b.spend(end, cost), period)
-			}
-			share := float64(millicores) / 1000
-			// The budget's share, or one refresh per maximum staleness
-			// (the ticks after end + staleness − period) when that is more.
-			allowed := max(time.Duration(share*float64(hour))+time.Duration(share*float64(period))+cost,
-				cost*(hour/(staleness-period)+1))
-			if spent > allowed {
-				t.Errorf("%dm, refreshes of %v: spent %v in an hour, more than the %v allowed", millicores, cost, spent, allowed)
-			}
-			usable := min(share, float64(cost)/float64(period)) * float64(hour)
-			if cost < staleness/10 && float64(spent) < 0.9*usable {
-				t.Errorf("%dm, refreshes of %v: spent %v in an hour, less than nine tenths of the %v usable", millicores, cost, spent, time.Duration(usable))
-			}
-			if cost <= time.Duration(share*float64(period)) && refreshes < int(hour/period)-1 {
-				t.Errorf("%dm, refreshes of %v: %d refreshes in an hour, want one every tick", millicores, cost, refreshes)
-			}
-			if longest > staleness+cost {
-				t.Errorf("%dm, refreshes of %v: %v between two refreshes, more than the maximum staleness %v", millicores, cost, longest, staleness)
-			}
-		}
 	}
 }
 
@@ -967,7 +894,7 @@ func TestReleaseDelayIsMeasuredFromEvictionToRelease(t *testing.T) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			var got []float64
-			if d, ok := e.statsFor("cq").releaseDelay.Value(); ok {
+			if d, ok := e.statsFor("cq").ReleaseDelay.Value(); ok {
 				got = append(got, d)
 			}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
@@ -1212,7 +1139,7 @@ func TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough(t *testing.T) {
 			defer e.mu.Unlock()
 			for cq, sample := range map[kueue.ClusterQueueReference][]float64{"quiet": tc.quiet, "busy": tc.busy} {
 				for _, d := range sample {
-					e.statsFor(cq).admissionLatency.ObserveAt(env.clock.Now(), d)
+					e.statsFor(cq).AdmissionLatency.ObserveAt(env.clock.Now(), d)
 					e.admissionLatency.ObserveAt(env.clock.Now(), d)
 				}
 			}

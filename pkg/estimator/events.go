@@ -16,6 +16,7 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -162,7 +163,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, ok := e.pending.get(nameFromReference(key))
+	p, ok := e.pending.Get(nameFromReference(key))
 	_, admitted := e.admittedAt[key]
 	switch {
 	case known:
@@ -176,10 +177,10 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	delete(e.parked, key)
 	delete(e.admittedAt, key)
 	delete(e.evictedAt, key)
-	if !ok || p.stamp == nil {
+	if !ok || p.Stamp == nil {
 		return "", false
 	}
-	return p.stamp.clusterQueue, true
+	return p.Stamp.ClusterQueue, true
 }
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
@@ -214,9 +215,9 @@ type parkedArrival struct {
 // recordArrival records that workload key arrived in cq as a says. Under
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
-	e.trackPending(key, a.name, arrivalOffset(a.created, a.at))
+	e.trackPending(key, a.name, ledger.ArrivalOffset(a.created, a.at))
 	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
-	e.statsFor(cq).observeArrival(a.at, a.priority)
+	e.statsFor(cq).ObserveArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
 }
 
@@ -306,7 +307,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			e.noteRelease(admission.ClusterQueue, now)
 			if at, ok := e.evictedAt[key]; ok {
 				if d := eventTimeOf(now) - at; d >= 0 {
-					e.statsFor(admission.ClusterQueue).releaseDelay.Observe(time.Duration(d).Seconds())
+					e.statsFor(admission.ClusterQueue).ReleaseDelay.Observe(time.Duration(d).Seconds())
 				}
 				delete(e.evictedAt, key)
 			}
@@ -346,7 +347,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 				span, ok = stats.Span{Start: at.time(), End: now}, true
 			}
 			if ok {
-				s.observeService(priorityOf(newWl), shapeKey, span.End, span.Seconds())
+				s.ObserveService(priorityOf(newWl), shapeKey, span.End, span.Seconds())
 				e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
 			}
 		}
@@ -357,13 +358,13 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
-			e.trackPending(key, nameOf(newWl), arrivalOffset(created, now)|triedBit)
+			e.trackPending(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
-			s.preemptions.ObserveAt(evictedAt)
+			s.Preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
 				// Evicted and released in one update: the quota came
 				// back with the eviction.
-				s.releaseDelay.Observe(0)
+				s.ReleaseDelay.Observe(0)
 			} else {
 				e.evictedAt[key] = eventTimeOf(now)
 			}
@@ -373,11 +374,11 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			// admission latency after completions. A victim of a reclaim
 			// or of fair sharing was preempted by another ClusterQueue's
 			// workload, and this one's next admission may come much later.
-			if s.preemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
-				s.preemptedAt, s.preemptedPriority = now, priorityOf(newWl)
+			if s.PreemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
+				s.PreemptedAt, s.PreemptedPriority = now, priorityOf(newWl)
 			}
-		} else if s.quotablePending > 0 && s.freedAt.IsZero() {
-			s.freedAt = now
+		} else if s.QuotablePending > 0 && s.FreedAt.IsZero() {
+			s.FreedAt = now
 		}
 	}})
 }
@@ -430,13 +431,13 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message
 }
 
-// markTried sets triedBit on a pending workload the estimator tracks; it
+// markTried sets ledger.TriedBit on a pending workload the estimator tracks; it
 // does nothing to one it does not.
 func (e *Estimator) markTried(key workload.Reference) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if p := e.pending.find(nameFromReference(key)); p != nil {
-		p.arrived |= triedBit
+	if p := e.pending.Find(nameFromReference(key)); p != nil {
+		p.Arrived |= ledger.TriedBit
 	}
 }
 
@@ -454,7 +455,7 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), cq: wl.Status.Admission.ClusterQueue, kind: admissionEvent, apply: func() {
 		score, outcome = e.recordAdmission(wl, now, seenByInformer)
 		if hasShape {
-			e.statsFor(wl.Status.Admission.ClusterQueue).observeAdmittedShape(now, priorityOf(wl), shapeKey, demand)
+			e.statsFor(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, priorityOf(wl), shapeKey, demand)
 		}
 	}}) {
 		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
@@ -643,24 +644,24 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	}
 	for cq, s := range per {
 		qs := e.statsFor(cq)
-		qs.seedArrivals(s.earliest, s.arrivals, s.arrivalsByPriority)
-		qs.preemptions.Seed(s.earliest, s.preemptions)
+		qs.SeedArrivals(s.earliest, s.arrivals, s.arrivalsByPriority)
+		qs.Preemptions.Seed(s.earliest, s.preemptions)
 		slices.SortFunc(s.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.service.Seed(s.service)
+		qs.Service.Seed(s.service)
 		// In priority order: the reservoirs share the estimator's random
 		// source.
 		for _, prio := range slices.Sorted(maps.Keys(s.serviceByPriority)) {
 			spans := s.serviceByPriority[prio]
-			if ps := qs.priority(prio); ps != nil {
+			if qs.Priority(prio) != nil {
 				slices.SortFunc(spans, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-				ps.serviceSample(qs).Seed(spans)
+				qs.SeedPriorityService(prio, spans)
 			}
 		}
 		slices.SortFunc(s.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.waits.Seed(s.waits)
+		qs.Waits.Seed(s.waits)
 	}
 	for _, key := range pendingKeys {
-		if _, ok := e.pending.get(nameFromReference(key)); !ok {
+		if _, ok := e.pending.Get(nameFromReference(key)); !ok {
 			e.trackPending(key, nameFromReference(key), 0)
 		}
 	}
@@ -731,7 +732,7 @@ func isEvictedByPreemption(wl *kueue.Workload) bool {
 // (reclaim). Only the direct parent cohort is kept; a release elsewhere in
 // a hierarchical cohort tree is not seen by the others. Under e.mu.
 func (e *Estimator) noteRelease(cq kueue.ClusterQueueReference, now time.Time) {
-	e.statsFor(cq).lastRelease = now
+	e.statsFor(cq).LastRelease = now
 	if c := e.specs[cq].cohort; c != "" {
 		e.cohortReleases[c] = now
 	}
@@ -742,7 +743,7 @@ func (e *Estimator) noteRelease(cq kueue.ClusterQueueReference, now time.Time) {
 // that arrived before it and was admitted untried may have waited for
 // that quota. Under e.mu.
 func (e *Estimator) lastReleaseFor(cq kueue.ClusterQueueReference, s *queueStats) time.Time {
-	last := s.lastRelease
+	last := s.LastRelease
 	if c := e.specs[cq].cohort; c != "" {
 		if t := e.cohortReleases[c]; t.After(last) {
 			last = t

@@ -110,7 +110,7 @@ func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 
 			e.mu.Lock()
 			defer e.mu.Unlock()
-			own := e.statsFor("cq").firstAttemptLatency.AppendValues(nil)
+			own := e.statsFor("cq").FirstAttemptLatency.AppendValues(nil)
 			shared := e.firstAttemptLatency.AppendValues(nil)
 			if diff := cmp.Diff(tc.want, own, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("the ClusterQueue's first-attempt latencies in seconds (-want +got):\n%s", diff)
@@ -154,14 +154,14 @@ func TestPendingUpdatesMarkAWorkloadTried(t *testing.T) {
 			}
 			e.mu.Lock()
 			defer e.mu.Unlock()
-			p, ok := e.pending.get(nameFromReference(workload.Key(p0)))
+			p, ok := e.pending.Get(nameFromReference(workload.Key(p0)))
 			if !ok {
 				t.Fatal("p0 is not tracked")
 			}
-			if got := !p.untried(); got != tc.wantTried {
+			if got := !p.Untried(); got != tc.wantTried {
 				t.Errorf("tried = %v, want %v", got, tc.wantTried)
 			}
-			if _, ok := p.arrivedAt(p0.CreationTimestamp.Time); !ok {
+			if _, ok := p.ArrivedAt(p0.CreationTimestamp.Time); !ok {
 				t.Error("marking it tried lost its arrival")
 			}
 		})
@@ -213,14 +213,14 @@ func TestPreemptedWorkloadReentersTried(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-	p, ok := e.pending.get(nameFromReference(workload.Key(victim)))
+	p, ok := e.pending.Get(nameFromReference(workload.Key(victim)))
 	if !ok {
 		t.Fatal("the preempted r8 is not tracked as pending")
 	}
-	if p.untried() {
+	if p.Untried() {
 		t.Error("the preempted r8 re-entered untried")
 	}
-	if _, ok := p.arrivedAt(victim.CreationTimestamp.Time); !ok {
+	if _, ok := p.ArrivedAt(victim.CreationTimestamp.Time); !ok {
 		t.Error("the preempted r8 re-entered without an arrival")
 	}
 }
@@ -380,8 +380,8 @@ func refreshWithLatencies(t *testing.T, env *testEnv, e *Estimator, cq kueue.Clu
 	t.Helper()
 	e.mu.Lock()
 	for range minOwnLatencySamples {
-		e.statsFor(cq).firstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
-		e.statsFor(cq).admissionLatency.ObserveAt(env.clock.Now(), 5)
+		e.statsFor(cq).FirstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
+		e.statsFor(cq).AdmissionLatency.ObserveAt(env.clock.Now(), 5)
 	}
 	e.mu.Unlock()
 	env.clock.Step(100 * time.Millisecond)

@@ -218,9 +218,9 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 		}
 	}
 	e.mu.Lock()
-	firstLine := trackedOf(e, workload.Key(arrived)).stamp
+	firstLine := trackedOf(e, workload.Key(arrived)).Stamp
 	e.mu.Unlock()
-	if firstLine == nil || !firstLine.at.time().Equal(env.clock.Now()) {
+	if firstLine == nil || !eventTime(firstLine.At).time().Equal(env.clock.Now()) {
 		t.Fatalf("the arrival's first estimate is not in the ledger: %+v", firstLine)
 	}
 
@@ -263,7 +263,7 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 		t.Errorf("after the maximum staleness, the same parts (-want +got):\n%s", diff)
 	}
 	e.mu.Lock()
-	line := trackedOf(e, workload.Key(arrived)).stamp
+	line := trackedOf(e, workload.Key(arrived)).Stamp
 	e.mu.Unlock()
 	if line != firstLine {
 		t.Errorf("the ledger's line of the arrival was replaced by a later estimate")
@@ -402,7 +402,7 @@ func allEstimates(r *Results) map[workload.Reference]WorkloadEstimate {
 			continue
 		}
 		for name := range q.allNames() {
-			key := name.reference()
+			key := referenceOf(name)
 			out[key], _ = q.estimate(key)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
 	"maps"
-	"math"
 	"math/rand/v2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
@@ -24,97 +23,7 @@ import (
 
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
-
-	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
-
-func TestLedgerEntryScore(t *testing.T) {
-	at := t0.Add(10 * time.Second)
-	nan := math.NaN()
-	stamp := func(ema, paper, whitt float64) *ledgerStamp {
-		return &ledgerStamp{clusterQueue: "cq", at: eventTimeOf(at), method: MethodForecast, ema: ema, paper: paper, whitt: whitt}
-	}
-	key := workload.NewReference("ns", "w")
-	tests := map[string]struct {
-		line     trackedWorkload
-		since    time.Time
-		admitted time.Time
-		want     Score
-		wantOK   bool
-	}{
-		"no estimate published": {
-			line: trackedWorkload{}, since: t0, admitted: at,
-		},
-		// Queued at t0, first estimated 10 s later, admitted 6 s after
-		// that. The baselines predicted whole waits of 15 s (EMA: 5 s
-		// remain) and 8 s (paper: already overdue, so 0 remain).
-		"baselines turn into what remained": {
-			line:  trackedWorkload{stamp: stamp(15, 8, nan), mean: 4, p50: 3, p90: 9},
-			since: t0, admitted: at.Add(6 * time.Second), wantOK: true,
-			want: Score{
-				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast,
-				EstimatedAt: at, Waited: 10 * time.Second, Actual: 6 * time.Second,
-				Forecast: Prediction{Wait: 4 * time.Second, OK: true},
-				P50:      Prediction{Wait: 3 * time.Second, OK: true},
-				P90:      Prediction{Wait: 9 * time.Second, OK: true},
-				RawP50:   Prediction{Wait: 3 * time.Second, OK: true},
-				RawP90:   Prediction{Wait: 9 * time.Second, OK: true},
-				EMA:      Prediction{Wait: 5 * time.Second, OK: true},
-				Paper:    Prediction{Wait: 0, OK: true},
-			},
-		},
-		// Calibrated at its stamp: the published quantiles are the
-		// roll's scaled by e^q (ε = 1 s: (3 + 1)·e^ln2 − 1 = 7,
-		// (9 + 1)·e^ln1.5 − 1 = 14); the raw ones stay as rolled.
-		"calibrated quantiles beside the raw ones": {
-			line: trackedWorkload{stamp: &ledgerStamp{clusterQueue: "cq", at: eventTimeOf(at), method: MethodForecast, ema: nan, paper: nan, whitt: nan,
-				calibration: engine.Calibration{Q50: math.Ln2, Q90: math.Log(1.5), Eps: 1}}, mean: 4, p50: 3, p90: 9},
-			since: t0, admitted: at.Add(6 * time.Second), wantOK: true,
-			want: Score{
-				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast,
-				EstimatedAt: at, Waited: 10 * time.Second, Actual: 6 * time.Second,
-				Forecast:         Prediction{Wait: 4 * time.Second, OK: true},
-				P50:              Prediction{Wait: 7 * time.Second, OK: true},
-				P90:              Prediction{Wait: 14 * time.Second, OK: true},
-				RawP50:           Prediction{Wait: 3 * time.Second, OK: true},
-				RawP90:           Prediction{Wait: 9 * time.Second, OK: true},
-				CalibrationScale: 1,
-			},
-		},
-		"no forecast, baselines only": {
-			line:  trackedWorkload{stamp: stamp(2, nan, nan), mean: float32(nan), p50: float32(nan), p90: float32(nan)},
-			since: at, admitted: at.Add(time.Second), wantOK: true,
-			want: Score{
-				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodNone,
-				EstimatedAt: at, Actual: time.Second,
-				EMA: Prediction{Wait: 2 * time.Second, OK: true},
-			},
-		},
-		// Clocks disagree by a little: neither wait goes negative.
-		"queued after the estimate, admitted before it": {
-			line:  trackedWorkload{stamp: stamp(1, 1, 1), mean: 0, p50: 0, p90: 0},
-			since: at.Add(time.Second), admitted: at.Add(-time.Millisecond), wantOK: true,
-			want: Score{
-				Workload: key, ClusterQueue: "cq", Priority: 7, Method: MethodForecast, EstimatedAt: at,
-				Forecast: Prediction{OK: true}, P50: Prediction{OK: true}, P90: Prediction{OK: true},
-				RawP50: Prediction{OK: true}, RawP90: Prediction{OK: true},
-				EMA: Prediction{Wait: time.Second, OK: true}, Paper: Prediction{Wait: time.Second, OK: true},
-				Whitt: Prediction{Wait: time.Second, OK: true},
-			},
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			got, ok := tc.line.score(key, "cq", 7, tc.since, tc.admitted)
-			if ok != tc.wantOK {
-				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("score (-want,+got):\n%s", diff)
-			}
-		})
-	}
-}
 
 // warmRecordingEstimator returns a warmed estimator over objs, with a 20 s
 // a-priori mean service, that reports to a recordingReporter.
@@ -213,7 +122,7 @@ func TestLedgerReportsWhatItCannotScore(t *testing.T) {
 	if diff := cmp.Diff(want, rep.unscored); diff != "" {
 		t.Errorf("unscored (-want,+got):\n%s", diff)
 	}
-	if len(rep.scores) != 0 || e.pending.len() != 0 {
+	if len(rep.scores) != 0 || e.pending.Len() != 0 {
 		t.Errorf("scores %v, lines left %v", rep.scores, e.pending)
 	}
 }
@@ -267,7 +176,7 @@ func TestWarmStartPanicLeavesTheEstimatorCounting(t *testing.T) {
 	e.WorkloadEventHandler().OnAdd(pendingWorkload("new", "500m", t0), false)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if n := e.perQueue["cq"].arrivals.Count(); n != 1 {
+	if n := e.perQueue["cq"].Arrivals.Count(); n != 1 {
 		t.Errorf("arrivals counted after a panicking warm start = %d, want 1", n)
 	}
 }
@@ -318,8 +227,8 @@ func TestHooksHandlersRefreshAndReadsRunConcurrently(t *testing.T) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.pending.len() != 0 {
-		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.pending.len())
+	if e.pending.Len() != 0 {
+		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.pending.Len())
 	}
 }
 
@@ -433,13 +342,13 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 	s := e.perQueue["cq"]
 	// Arrivals: p0 and r0 from their creation in the read, "new" from its
 	// event; finishes: r0 from the read, r1 from its event.
-	if got := s.arrivals.Count(); got != 3 {
+	if got := s.Arrivals.Count(); got != 3 {
 		t.Errorf("arrivals = %d, want 3 (p0 and r0 once each, new)", got)
 	}
-	if got := s.service.Count(); got != 2 {
+	if got := s.Service.Count(); got != 2 {
 		t.Errorf("service observations = %d, want 2 (r0 once, r1)", got)
 	}
-	if _, ok := e.pending.get(workloadName{"ns", "new"}); !ok {
+	if _, ok := e.pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
 		t.Error("the workload that arrived during the warm start is not tracked")
 	}
 	if len(e.early) != 0 {
@@ -636,17 +545,17 @@ func TestArrivalInALocalQueueTheManagerMapsLateIsScored(t *testing.T) {
 			env.clock.Step(time.Second)
 			e.Refresh(env.ctx)
 			e.mu.Lock()
-			p, pending := e.pending.get(nameFromReference(workload.Key(wl)))
+			p, pending := e.pending.Get(nameFromReference(workload.Key(wl)))
 			parked := len(e.parked)
 			e.mu.Unlock()
 			if pending != tc.wantPending || parked != 0 {
 				t.Fatalf("tracked as pending: %v, want %v; %d arrivals still parked, want 0", pending, tc.wantPending, parked)
 			}
 			if tc.wantPending {
-				if p.stamp == nil {
+				if p.Stamp == nil {
 					t.Fatal("no ledger line after the refresh that published it")
 				}
-				if at, ok := p.arrivedAt(wl.CreationTimestamp.Time); !ok || !at.Equal(t0) {
+				if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); !ok || !at.Equal(t0) {
 					t.Errorf("arrival recorded at %v (known: %v), want the event's time %v", at, ok, t0)
 				}
 				env.clock.Step(time.Second)
@@ -707,7 +616,7 @@ func unledgeredKeys(e *Estimator) []workload.Reference {
 func stamped(e *Estimator, wl *kueue.Workload) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return trackedOf(e, workload.Key(wl)).stamp != nil
+	return trackedOf(e, workload.Key(wl)).Stamp != nil
 }
 
 // TestRefreshLedgersOnlyTheWorkloadsWithoutALine: the set of pending

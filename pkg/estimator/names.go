@@ -5,6 +5,8 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 )
 
 // workloadName is a workload's namespace and name, the parts of its
@@ -13,26 +15,28 @@ import (
 // own strings, it costs no string building or allocation per workload, as
 // joining the two into a Reference would (100,000 of them a refresh at
 // 100,000 pending).
-type workloadName struct{ namespace, name string }
+type workloadName = positions.Name
 
-func nameOf(wl *kueue.Workload) workloadName { return workloadName{wl.Namespace, wl.Name} }
+func nameOf(wl *kueue.Workload) workloadName {
+	return workloadName{Namespace: wl.Namespace, Name: wl.Name}
+}
 
 // nameFromReference splits a Reference at its first "/" (a namespace
 // holds none). One without "/" is all namespace, as no workload's is.
 func nameFromReference(key workload.Reference) workloadName {
 	ns, name, _ := strings.Cut(string(key), "/")
-	return workloadName{ns, name}
+	return workloadName{Namespace: ns, Name: name}
 }
 
-// reference joins n into its Reference (one allocation).
-func (n workloadName) reference() workload.Reference {
-	return workload.NewReference(n.namespace, n.name)
+// referenceOf joins n into its Reference (one allocation).
+func referenceOf(n workloadName) workload.Reference {
+	return workload.NewReference(n.Namespace, n.Name)
 }
 
 // appendReference appends n's Reference to buf: a map lookup by
 // workload.Reference(buf) then needs no string of its own.
-func (n workloadName) appendReference(buf []byte) []byte {
-	buf = append(buf, n.namespace...)
+func appendReference(buf []byte, n workloadName) []byte {
+	buf = append(buf, n.Namespace...)
 	buf = append(buf, '/')
-	return append(buf, n.name...)
+	return append(buf, n.Name...)
 }

@@ -51,41 +51,6 @@ func TestNeedsRefresh(t *testing.T) {
 	}
 }
 
-func TestNextRefresh(t *testing.T) {
-	at := func(s string) time.Time {
-		t.Helper()
-		v, err := time.Parse("15:04:05.000", s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	cases := map[string]struct {
-		now    string
-		delay  time.Duration
-		period time.Duration
-		want   string
-	}{
-		"the next whole second":                    {now: "10:00:00.300", delay: time.Second, period: time.Second, want: "10:00:01.000"},
-		"just before a tick":                       {now: "10:00:00.999", delay: time.Second, period: time.Second, want: "10:00:01.000"},
-		"on a tick: the next one":                  {now: "10:00:01.000", delay: time.Second, period: time.Second, want: "10:00:02.000"},
-		"a stretched delay stays on the ticks":     {now: "10:00:00.300", delay: 5 * time.Second, period: time.Second, want: "10:00:05.000"},
-		"a 250ms period":                           {now: "10:00:00.300", delay: 250 * time.Millisecond, period: 250 * time.Millisecond, want: "10:00:00.500"},
-		"two replicas a moment apart share a tick": {now: "10:00:00.450", delay: time.Second, period: time.Second, want: "10:00:01.000"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := nextRefresh(at(tc.now), tc.delay, tc.period)
-			if want := at(tc.want); !got.Equal(want) {
-				t.Errorf("nextRefresh(%s, %v, %v) = %s, want %s", tc.now, tc.delay, tc.period, got.Format("15:04:05.000"), tc.want)
-			}
-			if !got.After(at(tc.now)) {
-				t.Errorf("nextRefresh is not after now")
-			}
-		})
-	}
-}
-
 // TestRefreshScratchKeepsNoWorkloadAfterDrop: what a ClusterQueue's refresh
 // wrote into the scratch (names, the pending workloads appended to the room
 // take gave, the running workloads' usages handed out) is cleared by drop,
@@ -94,7 +59,7 @@ func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 	var s refreshScratch
 	names, pending := s.take(3)
 	for i, name := range []string{"a", "b", "c"} {
-		names[i] = workloadName{"ns", name}
+		names[i] = workloadName{Namespace: "ns", Name: name}
 		pending = append(pending, engine.Pending{ID: name, Class: 1, Priority: 5})
 	}
 	s.runningUsages().of(workload.NewInfo(utiltestingapi.MakeWorkload("r", "ns").Request(corev1.ResourceCPU, "1").

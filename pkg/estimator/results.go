@@ -2,25 +2,30 @@ package estimator
 
 import (
 	"iter"
-	"math"
 	"time"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
+	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 )
 
-// Admissibility is the paper's partition (Def. 3) of a pending workload.
-type Admissibility string
+// Admissibility is the paper's partition (Def. 3) of a pending workload:
+// [capacity.Admissibility], the one type of it. A published estimate is
+// Quotable or Unfeasible, never Invalid.
+type Admissibility = capacity.Admissibility
 
+// The partition's two verdicts, as [capacity.Admissibility] defines them.
 const (
 	// Quotable: for every resource group the workload's demand fits some
 	// flavor's potential capacity (nominal + maximum borrowable); it waits a
 	// finite time while the queue is stable.
-	Quotable Admissibility = "Quotable"
+	Quotable = capacity.Quotable
 	// Unfeasible: it can never be admitted without reconfiguration.
-	Unfeasible Admissibility = "Unfeasible"
+	Unfeasible = capacity.Unfeasible
 )
 
 // Method says how a [WorkloadEstimate]'s wait was computed: the engine's
@@ -42,80 +47,30 @@ type (
 	PriorityModel = engine.PriorityModel
 )
 
-// WorkloadEstimate is what the estimator publishes for one pending workload.
-type WorkloadEstimate struct {
-	ClusterQueue  kueue.ClusterQueueReference
-	Admissibility Admissibility
-	// Reason says why an Unfeasible workload can never be admitted, e.g.
-	// "flavor default: cpu 20 > potential 2 (nominal 2, borrowable 0)".
-	Reason string
-	Method Method
-	// HasWait is false for MethodNone; the wait fields are then zero.
-	HasWait bool
-	// ExpectedWait, P50 and P90 are the remaining wait from EstimatedAt.
-	ExpectedWait time.Duration
-	P50          time.Duration
-	P90          time.Duration
-	// EstimatedAdmission is EstimatedAt + ExpectedWait.
-	EstimatedAdmission time.Time
-	// EstimatedAt is the time of the queue state that was rolled forward.
-	EstimatedAt time.Time
-	// BeyondHorizon is set when the horizon cut a figure: the true wait may
-	// be longer than reported.
-	BeyondHorizon bool
-}
+// What the estimator publishes is [estimates]'s, with Kueue's names of
+// ClusterQueues.
+type (
+	// WorkloadEstimate is what the estimator publishes for one pending
+	// workload (see [estimates.WorkloadEstimate]).
+	WorkloadEstimate = estimates.WorkloadEstimate[kueue.ClusterQueueReference]
+	// QueueModel is the a-priori queueing model of one ClusterQueue with
+	// the statistics it was computed from (see [estimates.QueueModel]).
+	QueueModel = estimates.QueueModel[kueue.ClusterQueueReference]
+	// RefreshReport describes one refresh that published results (see
+	// [estimates.RefreshReport]).
+	RefreshReport = estimates.RefreshReport
+	// Ordering is an admission order of the manager's.
+	Ordering = estimates.Ordering
 
-// setWait sets the wait of a Quotable estimate to the engine's w (none
-// when w has none), with EstimatedAdmission at EstimatedAt + ExpectedWait.
-func (est *WorkloadEstimate) setWait(w engine.Wait) {
-	if !w.HasWait {
-		return
-	}
-	est.Method, est.HasWait = w.Method, true
-	est.ExpectedWait, est.P50, est.P90, est.BeyondHorizon = w.ExpectedWait, w.P50, w.P90, w.BeyondHorizon
-	est.EstimatedAdmission = est.EstimatedAt.Add(est.ExpectedWait)
-}
+	storedEstimate = estimates.Stored[kueue.ClusterQueueReference]
+	estimateStamp  = estimates.Stamp[kueue.ClusterQueueReference]
+)
 
-// QueueModel is the a-priori queueing model of one ClusterQueue (paper
-// §3.3–3.5) with the statistics it was computed from.
-type QueueModel struct {
-	ClusterQueue kueue.ClusterQueueReference
-	// APriori is the paper's model of the ClusterQueue (k_eff, k_eff⁺, the
-	// measured rates and the M/G/k figures over them); its fields read as
-	// QueueModel's own.
-	engine.APriori
-	// EMAWait is the paper's baseline, an EMA of observed waits; valid
-	// when HasEMA.
-	EMAWait time.Duration
-	HasEMA  bool
-	// P50Coverage and P90Coverage are the realized coverage of the first
-	// published P50 and P90 (the fraction of scored workloads admitted
-	// within them), decayed over the statistics half-life; valid when
-	// HasCoverage. ScoredWorkloads is how many the ledger has scored.
-	P50Coverage, P90Coverage float64
-	HasCoverage              bool
-	ScoredWorkloads          uint64
-	// Calibrated is set once the conformal calibration of the published
-	// quantiles acts: after enough scored workloads of this ClusterQueue,
-	// or, until then, of all ClusterQueues pooled (see
-	// engine.Calibration). P50Adjustment and P90Adjustment are then the
-	// factors e^q it applies to the roll's quantiles (plus its scale floor;
-	// 1 is no change).
-	Calibrated                   bool
-	P50Adjustment, P90Adjustment float64
-	// UnmodelledOrdering names the admission order the manager applies to
-	// this ClusterQueue that the forecast does not model (it assumes the
-	// ClusterQueue's own queueing strategy): FairSharing, for a ClusterQueue
-	// in a cohort when fair sharing is on, or AdmissionFairSharing, for one
-	// with an admissionScope when admission fair sharing is on. Its
-	// forecasts are then approximations outside the accuracy claims.
-	UnmodelledOrdering Ordering
-	// PendingWorkloads and UnfeasibleWorkloads count the pending list.
-	PendingWorkloads    int
-	UnfeasibleWorkloads int
-	// At is when the model was computed.
-	At time.Time
-}
+// The orderings, as [estimates.Ordering] defines them.
+const (
+	OrderingFairSharing          = estimates.OrderingFairSharing
+	OrderingAdmissionFairSharing = estimates.OrderingAdmissionFairSharing
+)
 
 // Results is one published set of estimates. It is immutable; a nil
 // *Results is valid and empty.
@@ -152,12 +107,12 @@ type queueResults struct {
 	estimates []storedEstimate
 	// index finds each pending workload's estimate in estimates by the
 	// workload's namespace and name: a table of positions of its own
-	// (see positionTable), reused with the part, is what a refresh that
+	// (see positions.Table), reused with the part, is what a refresh that
 	// recomputes a few ClusterQueues leaves alone (an index of every
 	// pending workload would be copied whole). names holds, by position,
 	// the workload's name, the object's own string: the index holds no
 	// string built for it.
-	index positionTable
+	index positions.Table
 	names []string
 	// namespaceOf holds, by position, the index of the workload's
 	// namespace in namespaces (a ClusterQueue's pending workloads come
@@ -206,27 +161,25 @@ func (q *queueResults) size(n int) {
 	q.estimates = make([]storedEstimate, 0, n)
 	q.names = make([]string, 0, n)
 	q.namespaceOf = make([]uint32, 0, n)
-	q.index.reset(n)
+	q.index.Reset(n)
 }
 
 // add records the estimate of a pending workload (each key once) at the
 // next position and, for an Unfeasible one, its reason.
 func (q *queueResults) add(name workloadName, e storedEstimate, reason string) {
 	i := int32(len(q.estimates))
-	ns, ok := q.namespaceIndex[name.namespace]
+	ns, ok := q.namespaceIndex[name.Namespace]
 	if !ok {
 		ns = uint32(len(q.namespaces))
-		q.namespaces = append(q.namespaces, name.namespace)
-		q.namespaceIndex[name.namespace] = ns
+		q.namespaces = append(q.namespaces, name.Namespace)
+		q.namespaceIndex[name.Namespace] = ns
 	}
 	q.namespaceOf = append(q.namespaceOf, ns)
-	q.names = append(q.names, name.name)
-	insertPosition(&q.index, q, i)
+	q.names = append(q.names, name.Name)
+	positions.Insert(&q.index, q, i)
 	q.estimates = append(q.estimates, e)
-	if e.hasWait && !e.unfeasible && e.stamp != nil {
-		if due := e.stamp.at.Add(e.p50.duration()); q.firstDue.IsZero() || due.Before(q.firstDue) {
-			q.firstDue = due
-		}
+	if due, ok := e.Due(); ok && (q.firstDue.IsZero() || due.Before(q.firstDue)) {
+		q.firstDue = due
 	}
 	if reason != "" {
 		if q.reasons == nil {
@@ -245,18 +198,18 @@ func (q *queueResults) estimate(key workload.Reference) (WorkloadEstimate, bool)
 	if !ok {
 		return WorkloadEstimate{}, false
 	}
-	return q.estimates[i].estimate(q.reasons[i]), true
+	return q.estimates[i].Estimate(q.reasons[i]), true
 }
 
 // position returns where the estimate of the workload named name is.
 func (q *queueResults) position(name workloadName) (int32, bool) {
-	i, _, ok := findPosition(&q.index, q, name)
+	i, ok := positions.Find(&q.index, q, name)
 	return i, ok
 }
 
-// nameAt is the name of the workload at position i.
-func (q *queueResults) nameAt(i int32) workloadName {
-	return workloadName{q.namespaces[q.namespaceOf[i]], q.names[i]}
+// NameAt is the name of the workload at position i.
+func (q *queueResults) NameAt(i int32) workloadName {
+	return workloadName{Namespace: q.namespaces[q.namespaceOf[i]], Name: q.names[i]}
 }
 
 // allNames yields the name of every workload the part holds an estimate of,
@@ -264,7 +217,7 @@ func (q *queueResults) nameAt(i int32) workloadName {
 func (q *queueResults) allNames() iter.Seq[workloadName] {
 	return func(yield func(workloadName) bool) {
 		for i := range q.names {
-			if !yield(q.nameAt(int32(i))) {
+			if !yield(q.NameAt(int32(i))) {
 				return
 			}
 		}
@@ -306,98 +259,6 @@ func (r *Results) part(cq kueue.ClusterQueueReference) *queueResults {
 	return r.queues[slot]
 }
 
-// storedEstimate is how Results keeps a WorkloadEstimate, since there is one
-// per pending workload: what every workload of a ClusterQueue shares (its
-// name and the time of the rolled-forward state) is kept once in a stamp,
-// the admission time is derived, the waits are whole milliseconds, the
-// method is a code and the reason of an Unfeasible workload is kept aside.
-// It takes 24 bytes where a WorkloadEstimate takes 152.
-type storedEstimate struct {
-	stamp                  *estimateStamp
-	expectedWait, p50, p90 waitMillis
-	method                 methodCode
-	unfeasible             bool
-	hasWait                bool
-	beyondHorizon          bool
-}
-
-// waitMillis is a wait in whole milliseconds (the visibility API's unit),
-// up to about 49.7 days.
-type waitMillis uint32
-
-// millisOf rounds d to the millisecond; a negative d is 0, and one past
-// the largest waitMillis saturates there (saturated true).
-func millisOf(d time.Duration) (w waitMillis, saturated bool) {
-	if d <= 0 {
-		return 0, false
-	}
-	ms := (d + time.Millisecond/2) / time.Millisecond
-	if ms >= math.MaxUint32 {
-		return math.MaxUint32, true
-	}
-	return waitMillis(ms), false
-}
-
-func (w waitMillis) duration() time.Duration { return time.Duration(w) * time.Millisecond }
-
-// methodCode is a Method as an index into methods.
-type methodCode uint8
-
-// methods are the Methods a storedEstimate can hold.
-var methods = [...]Method{MethodNone, MethodForecast, MethodAPriori, MethodImmediate}
-
-// codeOf returns the code of m; a Method that is not one of the constants
-// is stored as MethodNone.
-func codeOf(m Method) methodCode {
-	for i, known := range methods {
-		if m == known {
-			return methodCode(i)
-		}
-	}
-	return 0
-}
-
-// estimateStamp is what the estimates of one ClusterQueue share.
-type estimateStamp struct {
-	clusterQueue kueue.ClusterQueueReference
-	at           time.Time
-}
-
-func (s storedEstimate) estimate(reason string) WorkloadEstimate {
-	e := WorkloadEstimate{
-		Admissibility: Quotable, Reason: reason, Method: methods[s.method], HasWait: s.hasWait,
-		ExpectedWait: s.expectedWait.duration(), P50: s.p50.duration(), P90: s.p90.duration(), BeyondHorizon: s.beyondHorizon,
-	}
-	if s.unfeasible {
-		e.Admissibility = Unfeasible
-	}
-	if s.stamp != nil {
-		e.ClusterQueue, e.EstimatedAt = s.stamp.clusterQueue, s.stamp.at
-	}
-	if s.hasWait {
-		e.EstimatedAdmission = e.EstimatedAt.Add(e.ExpectedWait)
-	}
-	return e
-}
-
-// store keeps e under stamp, which must hold e's ClusterQueue and
-// EstimatedAt; the estimates of one ClusterQueue share one stamp. A wait
-// too long to keep is kept as the longest one, flagged beyond the horizon.
-func store(e WorkloadEstimate, stamp *estimateStamp) storedEstimate {
-	s := storedEstimate{
-		stamp: stamp, method: codeOf(e.Method), unfeasible: e.Admissibility == Unfeasible,
-		hasWait: e.HasWait, beyondHorizon: e.BeyondHorizon,
-	}
-	var sat [3]bool
-	s.expectedWait, sat[0] = millisOf(e.ExpectedWait)
-	s.p50, sat[1] = millisOf(e.P50)
-	s.p90, sat[2] = millisOf(e.P90)
-	if sat[0] || sat[1] || sat[2] {
-		s.beyondHorizon = true
-	}
-	return s
-}
-
 // NewResults returns results holding the given estimates and models, as
 // the estimator publishes them. The estimator builds its own; this is for
 // the readers' tests (the visibility storage and metrics). As in published
@@ -423,13 +284,13 @@ func NewResults(at time.Time, workloads map[workload.Reference]WorkloadEstimate,
 	}
 	stamps := map[estimateStamp]*estimateStamp{}
 	for k, e := range workloads {
-		key := estimateStamp{clusterQueue: e.ClusterQueue, at: e.EstimatedAt}
+		key := estimateStamp{ClusterQueue: e.ClusterQueue, At: e.EstimatedAt}
 		stamp, ok := stamps[key]
 		if !ok {
 			stamp = &key
 			stamps[key] = stamp
 		}
-		part(e.ClusterQueue).add(nameFromReference(k), store(e, stamp), e.Reason)
+		part(e.ClusterQueue).add(nameFromReference(k), estimates.Store(e, stamp), e.Reason)
 	}
 	r.seal()
 	return r
@@ -518,41 +379,6 @@ type MetricsReporter interface {
 	// after the ClusterQueues' models were reported.
 	ReportRefresh(r RefreshReport)
 }
-
-// RefreshReport describes one refresh that published results, for an
-// operator to tell whether the estimates are fresh and what they cost.
-type RefreshReport struct {
-	// PublishedAt is when the oldest of the published results were
-	// computed (a refresh recomputes only the ClusterQueues whose inputs
-	// changed and keeps the others' results, each with its own time): no
-	// estimate in them is older.
-	PublishedAt time.Time
-	// Duration is how long the refresh took, snapshot included.
-	Duration time.Duration
-	// MaxStaleness is the configured bound ([WithMaxStaleness]) on the age
-	// of results when nothing changed: a healthy estimator republishes at
-	// least this often; a slow refresh stretches the wait before the next
-	// one up to MaxStaleness ([WithRefreshCPU]), so results are at most
-	// MaxStaleness plus one refresh old.
-	MaxStaleness time.Duration
-	// LongestLockHold is the longest the refresh held the estimator's lock
-	// at once (the scheduler's hooks take it every cycle), up to the
-	// report: no hook waited longer for a refresh. Measured with the
-	// estimator's clock ([WithClock]).
-	LongestLockHold time.Duration
-}
-
-// Ordering is an admission order of the manager's.
-type Ordering string
-
-const (
-	// OrderingFairSharing is Kueue's fair sharing between the ClusterQueues
-	// of a cohort.
-	OrderingFairSharing Ordering = "FairSharing"
-	// OrderingAdmissionFairSharing is Kueue's admission fair sharing between
-	// the LocalQueues of a ClusterQueue.
-	OrderingAdmissionFairSharing Ordering = "AdmissionFairSharing"
-)
 
 // UnscoredReason says why a workload left the ledger unscored.
 type UnscoredReason string

@@ -53,59 +53,6 @@ func TestAdmittedDemandIsPerPodAndKeyedByShape(t *testing.T) {
 	}
 }
 
-// Three small admissions for every large one split the priority's arrival
-// rate three to one; a shape counts only for its own priority.
-func TestShapeArrivalsSplitAPrioritysArrivalRateByItsAdmissions(t *testing.T) {
-	env := newTestEnv(t, paperObjects())
-	e := env.estimator(t)
-	s := e.newQueueStats()
-	small := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": 500}}}}
-	large := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": 2000}}}}
-	for i := range 80 {
-		env.clock.Step(5 * time.Second)
-		now := env.clock.Now()
-		s.observeArrival(now, 0)
-		if i%4 == 3 {
-			s.observeAdmittedShape(now, 0, "large", large)
-		} else {
-			s.observeAdmittedShape(now, 0, "small", small)
-		}
-	}
-	s.observeArrival(env.clock.Now(), 7)
-	s.observeArrival(env.clock.Now(), 7)
-	v := s.view()
-	rate := v.PriorityRates[0]
-	if !(rate > 0) {
-		t.Fatalf("no arrival rate for priority 0: %v", v.PriorityRates)
-	}
-	got := map[int64]float64{}
-	for _, a := range v.ShapeArrivals {
-		if a.Priority != 0 || a.WindowSeconds != v.PriorityWindows[0] {
-			t.Errorf("shape arrival %+v: want priority 0 over its window %v", a, v.PriorityWindows[0])
-		}
-		got[a.Demand.PodSets[0].Requests["cpu"]] = a.RatePerSecond / rate
-	}
-	want := map[int64]float64{500: 0.75, 2000: 0.25}
-	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 0.05)); diff != "" {
-		t.Errorf("shares of the arrival rate by CPU per pod (-want,+got):\n%s", diff)
-	}
-}
-
-// Shapes beyond maxShapesPerPriority are not tracked.
-func TestAdmittedShapesOfAPriorityAreBounded(t *testing.T) {
-	env := newTestEnv(t, paperObjects())
-	e := env.estimator(t)
-	s := e.newQueueStats()
-	for i := range maxShapesPerPriority + 3 {
-		env.clock.Step(time.Second)
-		w := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 1, Requests: map[string]int64{"cpu": int64(100 * (i + 1))}}}}
-		s.observeAdmittedShape(env.clock.Now(), 0, string(rune('a'+i)), w)
-	}
-	if n := len(s.byPriority[0].shapes); n != maxShapesPerPriority {
-		t.Errorf("%d shapes tracked, want %d", n, maxShapesPerPriority)
-	}
-}
-
 // bigAfterAdmissions is the estimate of "big", a pending 1 CPU workload at
 // the head of paperObjects' queue (2 CPU, four 500m running, BestEffortFIFO),
 // after 40 workloads of the given CPU arrived and were admitted, one every

@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
-	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
 var (
@@ -23,29 +23,9 @@ var (
 )
 
 // WhatIfEstimate is the forecast for a hypothetical workload submitted to
-// a ClusterQueue at the time of the last refresh (EstimatedAt): what
-// [WorkloadEstimate] would say of it had it been pending then, with the
-// position it would have taken and k_eff for its shape.
-type WhatIfEstimate struct {
-	WorkloadEstimate
-	// Priority is the priority it was forecast with.
-	Priority int32
-	// Position is how many pending workloads of the ClusterQueue would be
-	// ahead of it (0: at the head), as Kueue's PositionInClusterQueue.
-	Position int32
-	// ShapeServers is k_eff of paper Eq. 3 for its shape alone, over the
-	// nominal quota and with the expected borrowing, with the bottleneck
-	// (see engine.ShapeServers); its fields read as WhatIfEstimate's own.
-	engine.ShapeServers
-	// QueueHasRates, QueueStable and QueueUtilization are the
-	// ClusterQueue's a-priori model (see [QueueModel]): with QueueStable
-	// false (ρ_eff ≥ 1) the wait grows without bound as work arrives, and
-	// the forecast's figures, which count only the arrivals that pass the
-	// workload, may be exceeded by far.
-	QueueHasRates    bool
-	QueueStable      bool
-	QueueUtilization float64
-}
+// a ClusterQueue at the time of the last refresh (see
+// [estimates.WhatIfEstimate]).
+type WhatIfEstimate = estimates.WhatIfEstimate[kueue.ClusterQueueReference]
 
 // WhatIf forecasts a hypothetical workload (info, its pod sets and
 // priority; its name, namespace and creation time are ignored) as if it
@@ -117,7 +97,7 @@ func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priorit
 	if r.Unfeasible {
 		out.Admissibility, out.Reason = Unfeasible, r.Reason
 	} else {
-		out.setWait(r.Wait)
+		out.SetWait(r.Wait)
 	}
 	return out
 }

@@ -270,12 +270,12 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 			la.result.Workloads++
 			if a.Unfeasible {
 				la.result.Unfeasible++
-				if run.label == string(estimator.Unfeasible) {
+				if run.label == estimator.Unfeasible.String() {
 					la.result.UnfeasibleLabelled++
 				}
 				continue
 			}
-			if run.label == string(estimator.Unfeasible) {
+			if run.label == estimator.Unfeasible.String() {
 				la.result.QuotableMislabelled++
 			}
 			q := queuePlans[a.Queue]

@@ -428,7 +428,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			cq := kueue.ClusterQueueReference(rr.replica.ClusterQueueName(r.arrival.Queue))
 			if r.label == "" {
 				if est, ok := results.WorkloadIn(cq, r.key); ok {
-					r.label = string(est.Admissibility)
+					r.label = est.Admissibility.String()
 				}
 			}
 			if replica != nil && !r.admitted && !r.finished {

@@ -1,9 +1,14 @@
-package estimator
+package positions
 
 import (
 	"hash/maphash"
 	"math/bits"
 )
+
+// Name is a workload's namespace and name, the parts of its Kueue
+// reference ("namespace/name"), made of the object's own strings: indexing
+// by it builds no string and allocates nothing per workload.
+type Name struct{ Namespace, Name string }
 
 // nameSeed seeds the hashes of workload names in position tables.
 var nameSeed = maphash.MakeSeed()
@@ -12,17 +17,17 @@ var nameSeed = maphash.MakeSeed()
 // by Kueue's job integrations differ by the owner's UID, but Workloads
 // created by hand may share a name across many namespaces, which would
 // otherwise all probe one run of slots.
-func hashName(n workloadName) uint64 {
-	return maphash.String(nameSeed, n.name) + 0x9e3779b97f4a7c15*maphash.String(nameSeed, n.namespace)
+func hashName(n Name) uint64 {
+	return maphash.String(nameSeed, n.Name) + 0x9e3779b97f4a7c15*maphash.String(nameSeed, n.Namespace)
 }
 
-// namer says which workload is at a position of a caller's list.
-type namer interface {
-	nameAt(pos int32) workloadName
+// Namer says which workload is at a position of a caller's list.
+type Namer interface {
+	NameAt(pos int32) Name
 }
 
-// positionTable indexes the positions 0, 1, … of a caller's list by the
-// workload name at each (the caller's namer): an open-addressing hash
+// Table indexes the positions 0, 1, … of a caller's list by the
+// workload name at each (the caller's [Namer]): an open-addressing hash
 // table with linear probing. A slot holds a position plus one (0 is
 // empty), and at most half the slots are full, so a lookup probes about
 // 1.5 slots for a name that is there and 2.5 for one that is not
@@ -32,7 +37,7 @@ type namer interface {
 // Go map from a name string to a position takes about 50 at these sizes
 // (its 24-byte slots at a load between 7/16 and 7/8). Each name is added
 // once; the caller keeps them unique.
-type positionTable struct {
+type Table struct {
 	slots []int32
 	count int
 }
@@ -46,8 +51,8 @@ func tableSlotsFor(n int) int {
 	return 1 << bits.Len(uint(2*n-1))
 }
 
-// reset empties t and sizes it for n positions.
-func (t *positionTable) reset(n int) {
+// Reset empties t and sizes it for n positions.
+func (t *Table) Reset(n int) {
 	if size := tableSlotsFor(n); len(t.slots) != size {
 		t.slots = make([]int32, size)
 	} else {
@@ -56,18 +61,18 @@ func (t *positionTable) reset(n int) {
 	t.count = 0
 }
 
-// insertPosition adds position pos, which holds names.nameAt(pos), to t,
+// Insert adds position pos, which holds names.NameAt(pos), to t,
 // doubling t first if it would be more than half full.
-func insertPosition[N namer](t *positionTable, names N, pos int32) {
+func Insert[N Namer](t *Table, names N, pos int32) {
 	if 2*(t.count+1) > len(t.slots) {
 		growPositions(t, names)
 	}
-	t.place(hashName(names.nameAt(pos)), pos)
+	t.place(hashName(names.NameAt(pos)), pos)
 	t.count++
 }
 
 // place puts pos in the first empty slot from its hash's.
-func (t *positionTable) place(h uint64, pos int32) {
+func (t *Table) place(h uint64, pos int32) {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		if t.slots[i] == 0 {
@@ -79,18 +84,24 @@ func (t *positionTable) place(h uint64, pos int32) {
 
 // growPositions doubles t (or sizes an unsized one) and places every
 // position again.
-func growPositions[N namer](t *positionTable, names N) {
+func growPositions[N Namer](t *Table, names N) {
 	old := t.slots
 	t.slots = make([]int32, max(2*len(old), tableSlotsFor(t.count+1)))
 	for _, s := range old {
 		if s != 0 {
-			t.place(hashName(names.nameAt(s-1)), s-1)
+			t.place(hashName(names.NameAt(s-1)), s-1)
 		}
 	}
 }
 
-// findPosition returns the position of name in t and its slot.
-func findPosition[N namer](t *positionTable, names N, name workloadName) (pos int32, slot int, ok bool) {
+// Find returns the position of name in t.
+func Find[N Namer](t *Table, names N, name Name) (pos int32, ok bool) {
+	pos, _, ok = find(t, names, name)
+	return pos, ok
+}
+
+// find returns the position of name in t and its slot.
+func find[N Namer](t *Table, names N, name Name) (pos int32, slot int, ok bool) {
 	if t.count == 0 {
 		return 0, 0, false
 	}
@@ -100,14 +111,14 @@ func findPosition[N namer](t *positionTable, names N, name workloadName) (pos in
 		if s == 0 {
 			return 0, 0, false
 		}
-		if names.nameAt(s-1) == name {
+		if names.NameAt(s-1) == name {
 			return s - 1, int(i), true
 		}
 	}
 }
 
 // slotOf returns the slot that holds pos, whose name is name (in t).
-func (t *positionTable) slotOf(name workloadName, pos int32) int {
+func (t *Table) slotOf(name Name, pos int32) int {
 	mask := uint64(len(t.slots) - 1)
 	for i := hashName(name) & mask; ; i = (i + 1) & mask {
 		if t.slots[i] == pos+1 {
@@ -119,11 +130,11 @@ func (t *positionTable) slotOf(name workloadName, pos int32) int {
 // removeSlot empties slot (which holds a position) and shifts back the
 // positions after it that probed past it, so that no lookup stops early
 // (deletion without tombstones, Knuth's Algorithm R).
-func removeSlot[N namer](t *positionTable, names N, slot int) {
+func removeSlot[N Namer](t *Table, names N, slot int) {
 	mask := len(t.slots) - 1
 	hole := slot
 	for j := (hole + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
-		home := int(hashName(names.nameAt(t.slots[j]-1)) & uint64(mask))
+		home := int(hashName(names.NameAt(t.slots[j]-1)) & uint64(mask))
 		// The entry at j may move to hole unless its home lies
 		// cyclically in (hole, j].
 		if (j-home)&mask >= (j-hole)&mask {
@@ -135,83 +146,84 @@ func removeSlot[N namer](t *positionTable, names N, slot int) {
 	t.count--
 }
 
-// trackedShards is the number of independent tables trackedWorkloads
+// trackedShards is the number of independent tables a [Tracked]
 // spreads its workloads over: growing one rehashes 1/256 of them, a few
 // thousand at a million pending, within the estimator's lock, which the
 // scheduler's hooks take too.
 const trackedShards = 256
 
-// trackedWorkloads holds a trackedWorkload per pending workload the
-// estimator tracks, by namespace and name: in each shard, a dense slice
-// of entries and a positionTable over it. An entry takes 56 bytes and
+// Tracked holds a V per pending workload the estimator tracks, by
+// namespace and name: in each shard, a dense slice of entries and a
+// [Table] over it. An entry takes 56 bytes and
 // holds the name's strings as given (the Workload object's own when the
 // caller has it, so that no string is built per workload); a Go map from
-// a Reference to a trackedWorkload took about 98 bytes per workload at a
+// a Reference to the estimator's V (24 bytes) took about 98 bytes per workload at a
 // million (40-byte slots at the load a swiss table has after it split)
 // plus the Reference string's 24. Removal moves a shard's last entry into
 // the gap; a shard whose slice or table a burst left at four times its
 // size or more is shrunk. The zero value is empty and ready.
-type trackedWorkloads struct {
-	shards [trackedShards]trackedShard
+type Tracked[V any] struct {
+	shards [trackedShards]trackedShard[V]
 	n      int
 }
 
-type trackedShard struct {
-	index   positionTable
-	entries []trackedEntry
+type trackedShard[V any] struct {
+	index   Table
+	entries []trackedEntry[V]
 }
 
-type trackedEntry struct {
-	name workloadName
-	trackedWorkload
+type trackedEntry[V any] struct {
+	name  Name
+	value V
 }
 
-func (s *trackedShard) nameAt(i int32) workloadName { return s.entries[i].name }
+func (s *trackedShard[V]) NameAt(i int32) Name { return s.entries[i].name }
 
 // shard returns the shard of name: its hash's top byte, while the shard's
 // table uses the low bits.
-func (t *trackedWorkloads) shard(name workloadName) *trackedShard {
+func (t *Tracked[V]) shard(name Name) *trackedShard[V] {
 	return &t.shards[hashName(name)>>56]
 }
 
-// len returns the number of workloads tracked.
-func (t *trackedWorkloads) len() int { return t.n }
+// Len returns the number of workloads tracked.
+func (t *Tracked[V]) Len() int { return t.n }
 
-// get returns what is tracked of name.
-func (t *trackedWorkloads) get(name workloadName) (trackedWorkload, bool) {
-	if p := t.find(name); p != nil {
+// Get returns what is tracked of name.
+func (t *Tracked[V]) Get(name Name) (V, bool) {
+	if p := t.Find(name); p != nil {
 		return *p, true
 	}
-	return trackedWorkload{}, false
+	var zero V
+	return zero, false
 }
 
-// find returns what is tracked of name, to change in place, or nil. The
-// pointer is good until the next set or remove.
-func (t *trackedWorkloads) find(name workloadName) *trackedWorkload {
+// Find returns what is tracked of name, to change in place, or nil. The
+// pointer is good until the next Set or Remove.
+func (t *Tracked[V]) Find(name Name) *V {
 	s := t.shard(name)
-	i, _, ok := findPosition(&s.index, s, name)
+	i, _, ok := find(&s.index, s, name)
 	if !ok {
 		return nil
 	}
-	return &s.entries[i].trackedWorkload
+	return &s.entries[i].value
 }
 
-// set tracks w for name, in place of what was tracked of it.
-func (t *trackedWorkloads) set(name workloadName, w trackedWorkload) {
+// Set tracks w for name, in place of what was tracked of it.
+func (t *Tracked[V]) Set(name Name, w V) {
 	s := t.shard(name)
-	if i, _, ok := findPosition(&s.index, s, name); ok {
-		s.entries[i].trackedWorkload = w
+	if i, _, ok := find(&s.index, s, name); ok {
+		s.entries[i].value = w
 		return
 	}
-	s.entries = append(s.entries, trackedEntry{name: name, trackedWorkload: w})
-	insertPosition(&s.index, s, int32(len(s.entries)-1))
+	s.entries = append(s.entries, trackedEntry[V]{name: name, value: w})
+	Insert(&s.index, s, int32(len(s.entries)-1))
 	t.n++
 }
 
-// remove stops tracking name; it does nothing if name is not tracked.
-func (t *trackedWorkloads) remove(name workloadName) {
+// Remove stops tracking name; it does nothing if name is not tracked.
+func (t *Tracked[V]) Remove(name Name) {
 	s := t.shard(name)
-	i, slot, ok := findPosition(&s.index, s, name)
+	i, slot, ok := find(&s.index, s, name)
 	if !ok {
 		return
 	}
@@ -221,16 +233,16 @@ func (t *trackedWorkloads) remove(name workloadName) {
 		s.index.slots[s.index.slotOf(s.entries[last].name, last)] = i + 1
 		s.entries[i] = s.entries[last]
 	}
-	s.entries[len(s.entries)-1] = trackedEntry{}
+	s.entries[len(s.entries)-1] = trackedEntry[V]{}
 	s.entries = s.entries[:len(s.entries)-1]
 	t.n--
 	if n := len(s.entries); cap(s.entries) >= 64 && 4*n <= cap(s.entries) {
-		s.entries = append(make([]trackedEntry, 0, 2*n), s.entries...)
+		s.entries = append(make([]trackedEntry[V], 0, 2*n), s.entries...)
 	}
 	if n := len(s.entries); len(s.index.slots) > 8 && 4*tableSlotsFor(n) <= len(s.index.slots) {
-		s.index.reset(n)
+		s.index.Reset(n)
 		for j := range s.entries {
-			insertPosition(&s.index, s, int32(j))
+			Insert(&s.index, s, int32(j))
 		}
 	}
 }

@@ -1,0 +1,14 @@
+// Package queuestats holds the online statistics of one ClusterQueue that
+// the estimator feeds from Kueue's events and hands the engine at each
+// refresh: arrival rates (in all and by priority, split by the demand
+// shapes of the admissions), service times (in all, by priority and by
+// shape), preemption and admission delays, the realized coverage of the
+// published quantiles and their conformal calibrators.
+//
+// [Config] makes a ClusterQueue's [Queue]; [NewConfig] validates it once by
+// making one of each statistic, so that making them later cannot fail.
+// [Queue.View] is the copy a refresh takes, as the engine's inputs.
+//
+// It imports nothing of Kueue or Kubernetes; the caller guards a Queue
+// (the estimator, by its mutex) and owns the clock and the random source.
+package queuestats
