@@ -33,6 +33,11 @@ func millisOf(d time.Duration) (w waitMillis, saturated bool) {
 	if d <= 0 {
 		return 0, false
 	}
+	// Compared before rounding: d + ½ ms overflows for the longest
+	// durations (engine.Seconds' saturation value among them).
+	if d >= math.MaxUint32*time.Millisecond {
+		return math.MaxUint32, true
+	}
 	ms := (d + time.Millisecond/2) / time.Millisecond
 	if ms >= math.MaxUint32 {
 		return math.MaxUint32, true

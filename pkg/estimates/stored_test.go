@@ -44,6 +44,14 @@ func TestStoredEstimateReadsBackAsPublished(t *testing.T) {
 				EstimatedAdmission: at.Add(math.MaxUint32 * time.Millisecond)},
 			wantDue: at,
 		},
+		"the longest duration saturates too, not wrapping around": {
+			in: WorkloadEstimate[clusterQueueName]{ClusterQueue: "cq", Admissibility: capacity.Quotable, Method: engine.MethodAPriori, HasWait: true,
+				ExpectedWait: math.MaxInt64, P50: math.MaxInt64 - time.Millisecond/4, P90: math.MaxInt64, EstimatedAt: at},
+			want: WorkloadEstimate[clusterQueueName]{ClusterQueue: "cq", Admissibility: capacity.Quotable, Method: engine.MethodAPriori, HasWait: true,
+				ExpectedWait: math.MaxUint32 * time.Millisecond, P50: math.MaxUint32 * time.Millisecond, P90: math.MaxUint32 * time.Millisecond,
+				EstimatedAt: at, BeyondHorizon: true, EstimatedAdmission: at.Add(math.MaxUint32 * time.Millisecond)},
+			wantDue: at.Add(math.MaxUint32 * time.Millisecond),
+		},
 		"an unknown method reads back as none": {
 			in:   WorkloadEstimate[clusterQueueName]{ClusterQueue: "cq", Admissibility: capacity.Quotable, Method: "Guess", EstimatedAt: at},
 			want: WorkloadEstimate[clusterQueueName]{ClusterQueue: "cq", Admissibility: capacity.Quotable, Method: engine.MethodNone, EstimatedAt: at},
