@@ -130,8 +130,8 @@ func TestNewAPrioriBorrowing(t *testing.T) {
 
 // TestServiceModelChoosesTheMethod checks that the estimate's one
 // enumeration of methods follows the service law the roll is given, and
-// the mean of the a-priori law: the prior updated by the completions
-// observed so far.
+// the mean of the a-priori law: a configured prior, or half the mean
+// bound updated by the completions observed so far.
 func TestServiceModelChoosesTheMethod(t *testing.T) {
 	ten := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
 	cases := map[string]struct {
@@ -150,10 +150,11 @@ func TestServiceModelChoosesTheMethod(t *testing.T) {
 			prior:      30,
 			wantMethod: MethodAPriori, wantMean: 30,
 		},
-		"too few completions, a configured prior: updated by them": {
+		"too few completions, a configured prior: the prior stands": {
 			prior:      30,
 			stats:      Stats{HasService: true, ServiceMean: 20, ServiceSample: ten[:3]},
-			wantMethod: MethodAPriori, wantMean: (2*30 + 60) / 5.0,
+			maxExecSum: 500, maxExecCount: 1,
+			wantMethod: MethodAPriori, wantMean: 30,
 		},
 		"no completion, no prior: half the mean maximum execution time": {
 			maxExecSum: 120, maxExecCount: 2,
@@ -165,7 +166,7 @@ func TestServiceModelChoosesTheMethod(t *testing.T) {
 			wantMethod: MethodAPriori, wantMean: (2*30 + 30) / 4.0,
 		},
 		"non-finite and negative observations are left out": {
-			prior:      30,
+			maxExecSum: 60, maxExecCount: 1,
 			stats:      Stats{HasService: true, ServiceSample: []float64{10, math.NaN(), math.Inf(1), -5}},
 			wantMethod: MethodAPriori, wantMean: (2*30 + 10) / 3.0,
 		},

@@ -16,10 +16,10 @@ import (
 
 // Config is what an Engine applies to every roll.
 type Config struct {
-	// PriorMeanServiceSeconds is the prior mean m₀ of the exponential
-	// service law rolled before MinServiceSamples completions are observed,
-	// updated by the completions observed until then (see serviceModel; 0:
-	// half the mean maximum execution time of the known workloads, if any).
+	// PriorMeanServiceSeconds is the mean of the exponential service law
+	// rolled before MinServiceSamples completions are observed (0: half
+	// the mean maximum execution time of the known workloads, if any,
+	// updated by the completions observed until then; see serviceModel).
 	PriorMeanServiceSeconds float64
 	// MinServiceSamples is how many completions the observed service law
 	// needs (at least 1).

@@ -23,28 +23,29 @@ const priorPseudoCompletions = 2
 
 // serviceModel picks the service law of a roll: the observed sample once it
 // holds minSamples completions (MethodForecast), bootstrapped per replica
-// while it has fewer than BootstrapServiceBelow; before that, an
-// exponential law (MethodAPriori) whose mean is the prior m₀ updated by
-// the n completions observed so far, of service times x₁…xₙ seconds:
+// while it has fewer than BootstrapServiceBelow. Before that it is an
+// exponential law (MethodAPriori). With a configured prior (priorMean
+// seconds > 0) its mean is that prior: an operator's figure stands until
+// the observed law replaces it. Without one it comes from the known
+// workloads' maximum execution times (maxExecSum over maxExecCount, their
+// mean B̄). A bound B says only that a service time lies in [0, B], whose
+// uniform law has mean B/2, so the prior is m₀ = B̄/2, and the n completions
+// observed so far, of service times x₁…xₙ seconds, move it towards what the
+// ClusterQueue does:
 //
 //	m = (n₀·m₀ + x₁ + … + xₙ) / (n₀ + n)
 //
-// the posterior mean of an exponential law's mean under the conjugate
-// prior worth n₀ = priorPseudoCompletions completions of mean m₀. m₀ is
-// priorMean seconds or, without one, half the mean maximum execution time
-// of the known workloads (maxExecSum over maxExecCount): a bound B alone
-// says only that a service time lies in [0, B], whose uniform law has
-// mean B/2, and the roll still ends each workload by its own bound. With
-// neither there is no prior to update: nil and MethodNone.
+// the posterior mean of an exponential law's mean under the conjugate prior
+// worth n₀ = priorPseudoCompletions completions of mean m₀. The roll still
+// ends each workload by its own bound. Running workloads' ages are not
+// counted (as censored observations they would be): in a ClusterQueue whose
+// running workloads outlive its first completions they would stretch every
+// a-priori wait; the first completions, the shorter ones, pull the mean down
+// instead, which n₀ damps.
 //
-// Running workloads' ages are not counted (as censored observations they
-// would be): in a ClusterQueue whose running workloads outlive its first
-// completions, they would stretch the mean of every a-priori wait; the
-// first completions, the shorter ones, pull the mean down instead, which
-// n₀ damps until the observed law takes over at minSamples.
-//
-// The mean is finite and positive whenever m₀ is: non-finite or negative
-// observations are left out.
+// With neither a prior nor a bound there is nothing to go on: nil and
+// MethodNone. The mean is finite and positive whenever the prior is:
+// non-finite or negative observations are left out.
 func serviceModel(s Stats, minSamples int, priorMean, maxExecSum float64, maxExecCount int) (Method, forecast.ServiceModel) {
 	if s.HasService && len(s.ServiceSample) >= minSamples {
 		if len(s.ServiceSample) < BootstrapServiceBelow {
@@ -55,25 +56,31 @@ func serviceModel(s Stats, minSamples int, priorMean, maxExecSum float64, maxExe
 			return MethodForecast, m
 		}
 	}
-	prior := priorMean
-	if prior <= 0 && maxExecCount > 0 {
-		prior = maxExecSum / float64(maxExecCount) / 2
+	mean := priorMean
+	if !(mean > 0) && maxExecCount > 0 {
+		mean = boundPosteriorMean(s.ServiceSample, maxExecSum/float64(maxExecCount)/2)
 	}
-	if !(prior > 0) || math.IsInf(prior, 0) {
+	if !(mean > 0) || math.IsInf(mean, 0) {
 		return MethodNone, nil
 	}
-	sum, n := 0.0, 0
-	for _, x := range s.ServiceSample {
-		if x >= 0 && !math.IsInf(x, 0) {
-			sum += x
-			n++
-		}
-	}
-	mean := (priorPseudoCompletions*prior + sum) / float64(priorPseudoCompletions+n)
 	if m, err := forecast.NewExponential(mean); err == nil {
 		return MethodAPriori, m
 	}
 	return MethodNone, nil
+}
+
+// boundPosteriorMean is (n₀·prior + Σx) / (n₀ + n) over the finite,
+// non-negative service times x of sample (see serviceModel), accumulated
+// as a running mean so that no sum of large times overflows.
+func boundPosteriorMean(sample []float64, prior float64) float64 {
+	mean, weight := prior, float64(priorPseudoCompletions)
+	for _, x := range sample {
+		if x >= 0 && !math.IsInf(x, 0) {
+			weight++
+			mean += (x - mean) / weight
+		}
+	}
+	return mean
 }
 
 // priorityServiceModels are the service laws of the priorities with a

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,4 +65,32 @@ func TestPriorityServiceModelsLeaveOutSamplesOfNoPositiveMean(t *testing.T) {
 	if got := priorityServiceModels(map[int32][]float64{0: {0}}); got != nil {
 		t.Errorf("only a sample of zeros: %v, want no laws", got)
 	}
+}
+
+// The a-priori mean from a bound is finite and positive whatever the
+// ClusterQueue has observed, and lies between the prior and the largest
+// usable observation.
+func FuzzBoundPosteriorMean(f *testing.F) {
+	f.Add(30.0, 1.0, 2.0, 3.0)
+	f.Add(1e-9, math.Inf(1), math.NaN(), -1.0)
+	f.Add(1e300, 1e300, 1e300, 0.0)
+	f.Fuzz(func(t *testing.T, prior, x1, x2, x3 float64) {
+		if !(prior > 0) || math.IsInf(prior, 0) || prior > 1e300 {
+			t.Skip()
+		}
+		sample := []float64{x1, x2, x3}
+		got := boundPosteriorMean(sample, prior)
+		if !(got > 0) || math.IsInf(got, 0) || math.IsNaN(got) {
+			t.Fatalf("boundPosteriorMean(%v, %v) = %v, want finite and positive", sample, prior, got)
+		}
+		lo, hi := prior, prior
+		for _, x := range sample {
+			if x >= 0 && !math.IsInf(x, 0) {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+		if got < lo*(1-1e-12) || got > hi*(1+1e-12) {
+			t.Fatalf("boundPosteriorMean(%v, %v) = %v, outside [%v, %v]", sample, prior, got, lo, hi)
+		}
+	})
 }
