@@ -75,6 +75,9 @@ func TestSpecValidate(t *testing.T) {
 		"defaults applied":  {change: func(s *Spec) { s.SetDefaults() }},
 		"default flavor":    {change: func(s *Spec) { s.Flavors = nil; delete(a(s).Quota, "spot") }},
 		"warmup 0":          {change: func(s *Spec) { s.Warmup = new(0.0) }},
+		"prior mean":        {change: func(s *Spec) { s.Prior = PriorMean }},
+		"prior none":        {change: func(s *Spec) { s.Prior = PriorNone }},
+		"prior unknown":     {change: func(s *Spec) { s.Prior = "0s" }, wantErr: `prior: must be mean (the classes' true mean service time, the default) or none (no prior: workloads of a bounded service declare their maximum execution time), got "0s"`},
 		"strict fifo":       {change: func(s *Spec) { b(s).QueueingStrategy = "StrictFIFO" }},
 		"no priority":       {change: func(s *Spec) { a(s).Classes[0].Priority = "" }},
 		"rate per minute":   {change: func(s *Spec) { b(s).ArrivalRate = "30/m" }},
@@ -382,6 +385,24 @@ meanService: 2s
 				})
 			},
 		},
+		"multi-tenant, no prior": {
+			yaml: multi + "prior: none\n",
+			want: func() *Spec {
+				return &Spec{
+					Name:    "m",
+					Flavors: []string{"default"},
+					ClusterQueues: []QueueSpec{{
+						Name:        "q",
+						Quota:       map[string]map[string]QuotaSpec{"default": {"cpu": {Nominal: "2"}, "memory": {Nominal: "1Gi"}}},
+						Utilization: new(0.5),
+						Classes:     []ClassSpec{{Name: "c", Share: 1, Demand: map[string]string{"cpu": "500m"}, MeanService: Duration{time.Second}}},
+					}},
+					Levels: []float64{1}, Workloads: 10, Seeds: new(3), Warmup: new(0.2), Prior: PriorNone,
+				}
+			},
+		},
+		"bad prior":             {yaml: multi + "prior: None\n", wantErr: `prior: must be mean (the classes' true mean service time, the default) or none (no prior: workloads of a bounded service declare their maximum execution time), got "None"`},
+		"mixed: prior":          {yaml: single + "prior: none\n", wantErr: "prior: needs the multi-tenant format (clusterQueues); the single-queue format has no such field"},
 		"empty":                 {yaml: "", wantErr: "the scenario is empty"},
 		"mixed: quota":          {yaml: multi + "quota: {cpu: \"2\"}\n", wantErr: "quota: belongs to the single-queue format, which cannot be mixed with clusterQueues: give it per ClusterQueue or class"},
 		"mixed: jobsPerLevel":   {yaml: multi + "jobsPerLevel: 3\n", wantErr: "jobsPerLevel: belongs to the single-queue format, which cannot be mixed with clusterQueues: give it per ClusterQueue or class"},
@@ -407,6 +428,28 @@ meanService: 2s
 			}
 			if diff := cmp.Diff(tc.want(), got); diff != "" {
 				t.Errorf("ParseSpec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSpecPriorMeanServiceIsZeroWithoutPrior(t *testing.T) {
+	cases := map[string]struct {
+		prior string
+		want  time.Duration
+	}{
+		// team-a: 0.7·2 s + 0.3·4 s = 2.6 s; team-b: 1 s; averaged: 1.8 s
+		// (to the millisecond: the mean is computed in float seconds).
+		"default": {want: 1800 * time.Millisecond},
+		"mean":    {prior: PriorMean, want: 1800 * time.Millisecond},
+		"none":    {prior: PriorNone, want: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := validSpec()
+			s.Prior = tc.prior
+			if diff := cmp.Diff(tc.want, s.priorMeanService().Round(time.Millisecond)); diff != "" {
+				t.Errorf("priorMeanService (-want +got):\n%s", diff)
 			}
 		})
 	}
