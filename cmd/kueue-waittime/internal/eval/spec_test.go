@@ -472,6 +472,8 @@ func TestLoadSpecFiles(t *testing.T) {
 		quick bool
 		// cluster: make eval-cluster's, one short level scored whole.
 		cluster bool
+		// coldStart: one short level scored whole, without a prior.
+		coldStart bool
 		// bursts: arrivals in bursts of 200, so more workloads (up to
 		// 1,200) than the 150..400 of the other scenarios, for enough
 		// bursts a replica.
@@ -484,6 +486,7 @@ func TestLoadSpecFiles(t *testing.T) {
 		"quick.yaml":          {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
 		"smoke.yaml":          {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
 		"cluster.yaml":        {queues: []queue{{"main", 4, "cpu"}}, workloads: 50, cluster: true},
+		"cold-start.yaml":     {queues: []queue{{"main", 4, "cpu"}}, workloads: 40, coldStart: true},
 		"partition.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table2.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table3.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 150},
@@ -558,6 +561,14 @@ func TestLoadSpecFiles(t *testing.T) {
 				for seed := range s.NumSeeds() {
 					if p, err := s.Plan(s.Levels[0], seed); err != nil || len(s.Levels) != 1 || p.Span > 90 {
 						t.Errorf("quick scenario: %d levels, seed %d spans %.0f s (err %v); want one level within 90 s", len(s.Levels), seed, p.Span, err)
+					}
+				}
+				return
+			}
+			if tc.coldStart {
+				for seed := range s.NumSeeds() {
+					if p, err := s.Plan(s.Levels[0], seed); err != nil || len(s.Levels) != 1 || p.Span > 200 || p.Warmup != 0 || s.Prior != PriorNone {
+						t.Errorf("cold-start scenario: %d levels, seed %d spans %.0f s with %d warm-up arrivals, prior %q (err %v); want one level within 200 s, none warm-up, prior none", len(s.Levels), seed, p.Span, p.Warmup, s.Prior, err)
 					}
 				}
 				return
