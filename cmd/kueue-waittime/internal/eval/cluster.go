@@ -230,6 +230,17 @@ func (s *Spec) serviceLimit(queue, class string) (float64, bool) {
 	return 0, false
 }
 
+// maxExecSeconds is the maximum execution time a class's workloads declare:
+// its serviceLimit rounded up to whole seconds plus maxExecMarginSeconds;
+// false when the class's service time is unbounded.
+func (s *Spec) maxExecSeconds(queue, class string) (int32, bool) {
+	limit, ok := s.serviceLimit(queue, class)
+	if !ok {
+		return 0, false
+	}
+	return int32(math.Ceil(limit)) + maxExecMarginSeconds, true
+}
+
 // buildJob returns the Job of one arrival, as a user writes it: in the
 // replica's LocalQueue (and WorkloadPriorityClass), not suspended (Kueue's
 // webhook suspends it), one pod requesting the arrival's demand that KWOK
@@ -251,8 +262,8 @@ func (s *Spec) buildJob(r Replica, a Arrival) (*batchv1.Job, error) {
 	if a.PriorityClass != "" {
 		labels[constants.WorkloadPriorityClassLabel] = r.PriorityClassName(a.PriorityClass)
 	}
-	if limit, ok := s.serviceLimit(a.Queue, a.Class); ok {
-		labels[constants.MaxExecTimeSecondsLabel] = strconv.Itoa(int(math.Ceil(limit)) + maxExecMarginSeconds)
+	if limit, ok := s.maxExecSeconds(a.Queue, a.Class); ok {
+		labels[constants.MaxExecTimeSecondsLabel] = strconv.Itoa(int(limit))
 	}
 	runFor := time.Duration(a.Service * float64(time.Second)).Round(time.Millisecond)
 	return &batchv1.Job{

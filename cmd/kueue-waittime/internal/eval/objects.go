@@ -226,7 +226,11 @@ func (s *Spec) BuildClaimTemplates(namespace string) []*resourcev1.ResourceClaim
 // spec.priority, as Kueue's job reconciler builds a job's Workload (it
 // resolves the value when it creates the Workload; a Workload created
 // directly must carry it); with DRA, a pod claim from the arrival's
-// ResourceClaimTemplate, as run.go's claimDevices gives it.
+// ResourceClaimTemplate, as run.go's claimDevices gives it. When the
+// scenario's prior is none, a workload of a class with a bounded service
+// time declares spec.maximumExecutionTimeSeconds as eval --cluster's Job
+// declares it (see maxExecSeconds); otherwise none, so that the scenarios
+// with the operator's prior keep their inputs.
 func (s *Spec) BuildWorkload(r Replica, a Arrival) *kueue.Workload {
 	w := utiltestingapi.MakeWorkload(a.Name, r.Namespace).Queue(kueue.LocalQueueName(r.LocalQueueName(a.Queue)))
 	for _, res := range sortedKeys(a.Demand) {
@@ -237,6 +241,11 @@ func (s *Spec) BuildWorkload(r Replica, a Arrival) *kueue.Workload {
 		w = w.Label(constants.WorkloadPriorityClassLabel, pc).WorkloadPriorityClassRef(pc).Priority(a.Priority)
 	}
 	wl := w.Obj()
+	if s.Prior == PriorNone {
+		if limit, ok := s.maxExecSeconds(a.Queue, a.Class); ok {
+			wl.Spec.MaximumExecutionTimeSeconds = &limit
+		}
+	}
 	if a.DRA != nil {
 		claimDevices(wl)
 		name := ClaimTemplateName(a.DRA)

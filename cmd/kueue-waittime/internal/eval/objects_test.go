@@ -134,6 +134,53 @@ func TestObjectsWorkload(t *testing.T) {
 	}
 }
 
+func TestObjectsWorkloadDeclaresMaxExecutionTimeWithoutPrior(t *testing.T) {
+	arrival := Arrival{Name: "w0001", Queue: "team-b", Class: "batch", Demand: map[string]string{"cpu": "1", "memory": "1Gi"}}
+	base := func() *utiltestingapi.WorkloadWrapper {
+		return utiltestingapi.MakeWorkload("w0001", "ns").Queue("team-b").Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, "1Gi")
+	}
+	cases := map[string]struct {
+		prior   string
+		service ServiceSpec
+		want    *kueue.Workload
+	}{
+		"prior mean, truncated: none declared": {
+			prior: PriorMean, service: ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+			want: base().Obj(),
+		},
+		"default prior, deterministic: none declared": {
+			service: ServiceSpec{Distribution: "deterministic"},
+			want:    base().Obj(),
+		},
+		"no prior, truncated: 3 × 1 s + margin": {
+			prior: PriorNone, service: ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+			want: base().MaximumExecutionTimeSeconds(3 + maxExecMarginSeconds).Obj(),
+		},
+		"no prior, truncated at 2.5: rounded up": {
+			prior: PriorNone, service: ServiceSpec{Distribution: "erlang", Shape: 2, TruncateAt: 2.5},
+			want: base().MaximumExecutionTimeSeconds(3 + maxExecMarginSeconds).Obj(),
+		},
+		"no prior, deterministic: the mean + margin": {
+			prior: PriorNone, service: ServiceSpec{Distribution: "deterministic"},
+			want: base().MaximumExecutionTimeSeconds(1 + maxExecMarginSeconds).Obj(),
+		},
+		"no prior, unbounded: none declared": {
+			prior: PriorNone, service: ServiceSpec{Distribution: "exponential"},
+			want: base().Obj(),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := validSpec()
+			s.Prior = tc.prior
+			s.ClusterQueues[1].Classes[0].Service = tc.service
+			if diff := cmp.Diff(tc.want, s.BuildWorkload(testReplica, arrival)); diff != "" {
+				t.Errorf("Workload (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestObjectsFromPlan builds every object of a replica of the DRA cohort
 // scenario: each Workload goes to an existing LocalQueue and claims from an
 // existing ResourceClaimTemplate.

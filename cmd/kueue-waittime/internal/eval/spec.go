@@ -35,6 +35,18 @@ const (
 	shareTolerance = 1e-9
 )
 
+// Values of [Spec.Prior].
+const (
+	// PriorMean (the default, also when Prior is empty) configures the
+	// estimator's prior as the classes' true mean service time
+	// (priorMeanService).
+	PriorMean = "mean"
+	// PriorNone configures no prior, as on a cluster whose operator gives
+	// none: workloads of a bounded service law declare their maximum
+	// execution time instead (see [Spec.BuildWorkload]).
+	PriorNone = "none"
+)
+
 // Spec is a multi-tenant evaluation experiment (see test/eval/mt-*.yaml):
 // ClusterQueues, possibly in cohorts, each fed by its own arrival stream
 // of a mix of workload classes with their own demands, priorities and
@@ -66,6 +78,17 @@ type Spec struct {
 	// Warmup is the fraction of each replica's arrivals, the first in time,
 	// not scored ([0, 0.9]; default 0.2).
 	Warmup *float64 `json:"warmup,omitempty"`
+	// Prior is the a-priori mean service time the operator configured for
+	// the estimator: "mean" (default) is the share-weighted true mean of
+	// the classes; "none" is no prior, the cold start of a cluster whose
+	// Configuration gives none. With "none", every in-process workload of a
+	// class whose service is bounded (deterministic, or truncated) declares
+	// spec.maximumExecutionTimeSeconds, the bound rounded up plus
+	// maxExecMarginSeconds, as eval --cluster's Jobs always do; the
+	// estimator's a-priori law starts from those until the ClusterQueue has
+	// seen enough completions. eval --cluster has no prior either way (the
+	// manifests' Configuration gives none).
+	Prior string `json:"prior,omitempty"`
 	// Parallel is how many replicas run at once as independent
 	// ClusterQueues in one control plane (default: all); eval --parallel
 	// overrides it. A scenario that loads the scheduler itself (many
@@ -141,7 +164,7 @@ type ClassSpec struct {
 // second.
 var (
 	singleQueueFields = []string{"quota", "demand", "dra", "unfeasibleFraction", "unfeasibleDemand", "queueingStrategy", "jobsPerLevel", "meanService", "service", "arrivals"}
-	multiTenantFields = []string{"flavors", "priorityClasses", "workloads", "seeds", "warmup"}
+	multiTenantFields = []string{"flavors", "priorityClasses", "workloads", "seeds", "warmup", "prior"}
 )
 
 // LoadSpec reads a scenario file of either format, applies the defaults
@@ -332,6 +355,11 @@ func (s *Spec) Validate() error {
 	}
 	if w := s.Warmup; w != nil && !(*w >= 0 && *w <= MaxWarmup) {
 		return fmt.Errorf("warmup: must be in [0, %v], got %v", MaxWarmup, *w)
+	}
+	switch s.Prior {
+	case "", PriorMean, PriorNone:
+	default:
+		return fmt.Errorf("prior: must be %s (the classes' true mean service time, the default) or %s (no prior: workloads of a bounded service declare their maximum execution time), got %q", PriorMean, PriorNone, s.Prior)
 	}
 	if len(s.ClusterQueues) == 0 {
 		return errors.New("clusterQueues: at least one ClusterQueue is required")
@@ -858,8 +886,12 @@ func (s *Spec) DeviceClassMappings() []configapi.DeviceClassMapping {
 
 // priorMeanService is the mean service time an operator of the scenario's
 // cluster would configure as the estimator's prior: the share-weighted mean
-// of every queue's classes, averaged over the queues.
+// of every queue's classes, averaged over the queues; 0 (no prior) when the
+// scenario's prior is none.
 func (s *Spec) priorMeanService() time.Duration {
+	if s.Prior == PriorNone {
+		return 0
+	}
 	var sum float64
 	for _, q := range s.ClusterQueues {
 		for _, c := range q.Classes {

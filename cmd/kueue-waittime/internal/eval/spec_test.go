@@ -75,6 +75,9 @@ func TestSpecValidate(t *testing.T) {
 		"defaults applied":  {change: func(s *Spec) { s.SetDefaults() }},
 		"default flavor":    {change: func(s *Spec) { s.Flavors = nil; delete(a(s).Quota, "spot") }},
 		"warmup 0":          {change: func(s *Spec) { s.Warmup = new(0.0) }},
+		"prior mean":        {change: func(s *Spec) { s.Prior = PriorMean }},
+		"prior none":        {change: func(s *Spec) { s.Prior = PriorNone }},
+		"prior unknown":     {change: func(s *Spec) { s.Prior = "0s" }, wantErr: `prior: must be mean (the classes' true mean service time, the default) or none (no prior: workloads of a bounded service declare their maximum execution time), got "0s"`},
 		"strict fifo":       {change: func(s *Spec) { b(s).QueueingStrategy = "StrictFIFO" }},
 		"no priority":       {change: func(s *Spec) { a(s).Classes[0].Priority = "" }},
 		"rate per minute":   {change: func(s *Spec) { b(s).ArrivalRate = "30/m" }},
@@ -382,6 +385,24 @@ meanService: 2s
 				})
 			},
 		},
+		"multi-tenant, no prior": {
+			yaml: multi + "prior: none\n",
+			want: func() *Spec {
+				return &Spec{
+					Name:    "m",
+					Flavors: []string{"default"},
+					ClusterQueues: []QueueSpec{{
+						Name:        "q",
+						Quota:       map[string]map[string]QuotaSpec{"default": {"cpu": {Nominal: "2"}, "memory": {Nominal: "1Gi"}}},
+						Utilization: new(0.5),
+						Classes:     []ClassSpec{{Name: "c", Share: 1, Demand: map[string]string{"cpu": "500m"}, MeanService: Duration{time.Second}}},
+					}},
+					Levels: []float64{1}, Workloads: 10, Seeds: new(3), Warmup: new(0.2), Prior: PriorNone,
+				}
+			},
+		},
+		"bad prior":             {yaml: multi + "prior: None\n", wantErr: `prior: must be mean (the classes' true mean service time, the default) or none (no prior: workloads of a bounded service declare their maximum execution time), got "None"`},
+		"mixed: prior":          {yaml: single + "prior: none\n", wantErr: "prior: needs the multi-tenant format (clusterQueues); the single-queue format has no such field"},
 		"empty":                 {yaml: "", wantErr: "the scenario is empty"},
 		"mixed: quota":          {yaml: multi + "quota: {cpu: \"2\"}\n", wantErr: "quota: belongs to the single-queue format, which cannot be mixed with clusterQueues: give it per ClusterQueue or class"},
 		"mixed: jobsPerLevel":   {yaml: multi + "jobsPerLevel: 3\n", wantErr: "jobsPerLevel: belongs to the single-queue format, which cannot be mixed with clusterQueues: give it per ClusterQueue or class"},
@@ -412,6 +433,28 @@ meanService: 2s
 	}
 }
 
+func TestSpecPriorMeanServiceIsZeroWithoutPrior(t *testing.T) {
+	cases := map[string]struct {
+		prior string
+		want  time.Duration
+	}{
+		// team-a: 0.7·2 s + 0.3·4 s = 2.6 s; team-b: 1 s; averaged: 1.8 s
+		// (to the millisecond: the mean is computed in float seconds).
+		"default": {want: 1800 * time.Millisecond},
+		"mean":    {prior: PriorMean, want: 1800 * time.Millisecond},
+		"none":    {prior: PriorNone, want: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := validSpec()
+			s.Prior = tc.prior
+			if diff := cmp.Diff(tc.want, s.priorMeanService().Round(time.Millisecond)); diff != "" {
+				t.Errorf("priorMeanService (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestLoadSpecFiles loads every scenario of test/eval, the single-queue
 // ones through the shorthand, and checks the nominal k_eff of every queue.
 func TestLoadSpecFiles(t *testing.T) {
@@ -429,6 +472,8 @@ func TestLoadSpecFiles(t *testing.T) {
 		quick bool
 		// cluster: make eval-cluster's, one short level scored whole.
 		cluster bool
+		// coldStart: one short level scored whole, without a prior.
+		coldStart bool
 		// bursts: arrivals in bursts of 200, so more workloads (up to
 		// 1,200) than the 150..400 of the other scenarios, for enough
 		// bursts a replica.
@@ -441,6 +486,7 @@ func TestLoadSpecFiles(t *testing.T) {
 		"quick.yaml":          {queues: []queue{{"busy", 4, "cpu"}, {"idle", 4, "cpu"}}, workloads: 200, quick: true},
 		"smoke.yaml":          {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 60},
 		"cluster.yaml":        {queues: []queue{{"main", 4, "cpu"}}, workloads: 50, cluster: true},
+		"cold-start.yaml":     {queues: []queue{{"main", 4, "cpu"}}, workloads: 40, coldStart: true},
 		"partition.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table2.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table3.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 150},
@@ -515,6 +561,14 @@ func TestLoadSpecFiles(t *testing.T) {
 				for seed := range s.NumSeeds() {
 					if p, err := s.Plan(s.Levels[0], seed); err != nil || len(s.Levels) != 1 || p.Span > 90 {
 						t.Errorf("quick scenario: %d levels, seed %d spans %.0f s (err %v); want one level within 90 s", len(s.Levels), seed, p.Span, err)
+					}
+				}
+				return
+			}
+			if tc.coldStart {
+				for seed := range s.NumSeeds() {
+					if p, err := s.Plan(s.Levels[0], seed); err != nil || len(s.Levels) != 1 || p.Span > 200 || p.Warmup != 0 || s.Prior != PriorNone {
+						t.Errorf("cold-start scenario: %d levels, seed %d spans %.0f s with %d warm-up arrivals, prior %q (err %v); want one level within 200 s, none warm-up, prior none", len(s.Levels), seed, p.Span, p.Warmup, s.Prior, err)
 					}
 				}
 				return
