@@ -163,6 +163,16 @@ func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *Spec) {
 	if l.P90Coverage == nil || l.P50Coverage == nil || *l.P50Coverage > *l.P90Coverage {
 		t.Errorf("coverage P50 %v, P90 %v", l.P50Coverage, l.P90Coverage)
 	}
+	// The smoke ClusterQueue is an M/G/4 without a cohort: the oracle
+	// answers for every scored workload, never below zero.
+	if pr, ok := l.Predictors[string(predictorOracle)]; !ok || pr.N != l.Scored {
+		t.Errorf("oracle: %+v, want an answer for each of the %d scored", pr, l.Scored)
+	}
+	for _, s := range report.Samples {
+		if !s.Oracle.OK || s.Oracle.Wait < 0 {
+			t.Errorf("%s: oracle %+v, want a wait of at least 0", s.Workload, s.Oracle)
+		}
+	}
 	// The non-scheduling replica published waits for the same workloads,
 	// and agrees with the scheduling one within 25 % in the median. eval
 	// --replica on quick.yaml measured 6.5 % (36 % before replicas recorded

@@ -230,9 +230,27 @@ type ScoredSample struct {
 	// Batch is the batch-means label (replica × time-ordered batch).
 	Batch int
 	Score estimator.Score
+	// Oracle is the oracle's point (oracle.go) for the same workload at
+	// the same moment, where its ClusterQueue has one.
+	Oracle estimator.Prediction
 	// Replayable says that Score has the raw quantiles and EstimatedAt
 	// (read from a CSV with the replay columns, or made by a run).
 	Replayable bool `json:"-"`
+}
+
+// predictorOracle names the oracle (oracle.go) among the predictors a
+// report scores: the harness computes it, the estimator does not publish it.
+const predictorOracle estimator.Predictor = "oracle"
+
+// reportPredictors are the predictors a report scores, the forecast first.
+var reportPredictors = append(estimator.Predictors[:len(estimator.Predictors):len(estimator.Predictors)], predictorOracle)
+
+// prediction is the answer of p for this sample.
+func (s ScoredSample) prediction(p estimator.Predictor) estimator.Prediction {
+	if p == predictorOracle {
+		return s.Oracle
+	}
+	return s.Score.Prediction(p)
 }
 
 // interval turns an accuracy.Interval into the JSON pair.
@@ -265,6 +283,7 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 		}
 		la.replicaDiffs = append(la.replicaDiffs, rr.replicaP50Diffs...)
 		var replicaSamples []ScoredSample
+		oracles := replicaOracles(spec, p, rr.runs)
 		for _, run := range rr.runs {
 			a := run.arrival
 			la.result.Workloads++
@@ -302,10 +321,16 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 				pg.waits = append(pg.waits, w)
 			}
 			for _, sc := range taken {
-				replicaSamples = append(replicaSamples, ScoredSample{
+				s := ScoredSample{
 					Level: p.Level, Seed: p.SeedIndex, Queue: a.Queue, Class: a.Class, PriorityClass: a.PriorityClass,
 					Workload: string(run.key), Score: sc, Replayable: true,
-				})
+				}
+				if oq := oracles[a.Queue]; oq != nil {
+					if at, ok := admissionAfter(run.admissions, sc.EstimatedAt); ok {
+						s.Oracle = estimator.Prediction{Wait: oq.prediction(string(run.key), sc.EstimatedAt, at, oq.rng), OK: true}
+					}
+				}
+				replicaSamples = append(replicaSamples, s)
 			}
 		}
 		for _, q := range p.Queues {
@@ -437,13 +462,13 @@ func figures(samples []ScoredSample, waits []float64, before int, relativeFloor 
 	answered := func(p estimator.Predictor) []accuracy.Sample {
 		var out []accuracy.Sample
 		for _, s := range samples {
-			if pred := s.Score.Prediction(p); pred.OK {
+			if pred := s.prediction(p); pred.OK {
 				out = append(out, accuracy.Sample{Predicted: pred.Wait.Seconds(), Actual: s.Score.Actual.Seconds(), Batch: s.Batch})
 			}
 		}
 		return out
 	}
-	for _, p := range estimator.Predictors {
+	for _, p := range reportPredictors {
 		set := answered(p)
 		if len(set) == 0 {
 			continue
@@ -459,10 +484,10 @@ func figures(samples []ScoredSample, waits []float64, before int, relativeFloor 
 		f.Predictors[string(p)] = pr
 	}
 	// The forecast against each baseline, on the workloads both answered.
-	for _, base := range estimator.Predictors[1:] {
+	for _, base := range reportPredictors[1:] {
 		var num, den []accuracy.Sample
 		for _, s := range samples {
-			fp, bp := s.Score.Forecast, s.Score.Prediction(base)
+			fp, bp := s.Score.Forecast, s.prediction(base)
 			if !fp.OK || !bp.OK {
 				continue
 			}
@@ -566,6 +591,11 @@ func (f Figures) ratioCell(base estimator.Predictor) string {
 	if !ok {
 		return "—"
 	}
+	return ratioCellOf(r)
+}
+
+// ratioCellOf is "ratio [lo, hi]".
+func ratioCellOf(r RatioResult) string {
 	out := fmt.Sprintf("%.2f", r.Ratio)
 	if r.CI95 != nil {
 		out += fmt.Sprintf(" [%.2f, %.2f]", r.CI95[0], r.CI95[1])
@@ -587,13 +617,13 @@ func coverageCellOf(pointFormat string, v *float64, ci *[2]float64) string {
 	return out
 }
 
-const figuresHeader = "| scored / feasible | admitted before estimate | W observed (s) | remaining (s) | MAE forecast | MAE EMA | MAE paper | MAE Whitt | forecast ÷ EMA | forecast ÷ paper | P50 coverage | P90 coverage |"
+const figuresHeader = "| scored / feasible | admitted before estimate | W observed (s) | remaining (s) | MAE forecast | MAE EMA | MAE paper | MAE Whitt | MAE oracle | forecast ÷ EMA | forecast ÷ paper | forecast ÷ oracle | P50 coverage | P90 coverage |"
 
 func (f Figures) row() string {
-	return fmt.Sprintf("| %d / %d | %d | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s |",
+	return fmt.Sprintf("| %d / %d | %d | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
 		f.Scored, f.Feasible, f.AdmittedBeforeEstimate, f.ObservedMeanWait, f.ScoredMeanRemaining,
 		f.maeCell(estimator.PredictorForecast), f.maeCell(estimator.PredictorEMA), f.maeCell(estimator.PredictorPaper), f.maeCell(estimator.PredictorWhitt),
-		f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
+		f.maeCell(predictorOracle), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper), f.ratioCell(predictorOracle),
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 }
 
@@ -655,13 +685,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// csvHeader are the columns of WriteCSV (read back by readScoredCSV). The
-// last four (the quantiles before calibration, the scale floor of their
+// csvHeaderWithoutOracle are the columns of WriteCSV (read back by
+// readScoredCSV) before the oracle's was added. Their last four (the quantiles before calibration, the scale floor of their
 // calibration, and when the first estimate was published, Unix seconds)
 // let a calibrator be replayed on the run's outcomes (see
 // replayCalibration); CSVs written before them have the others only
 // (csvHeaderWithoutReplay).
-var csvHeader = append(slices.Clone(csvHeaderWithoutReplay), "raw_p50_s", "raw_p90_s", "calibration_eps_s", "estimated_at_unix_s")
+var csvHeaderWithoutOracle = append(slices.Clone(csvHeaderWithoutReplay), "raw_p50_s", "raw_p90_s", "calibration_eps_s", "estimated_at_unix_s")
+
+// csvHeader are the columns of WriteCSV: csvHeaderWithoutOracle's and the
+// oracle's point, empty where the ClusterQueue has no oracle.
+var csvHeader = append(slices.Clone(csvHeaderWithoutOracle), "oracle_s")
 
 // csvHeaderWithoutReplay are the columns of the CSVs written before the
 // replay columns.
@@ -684,7 +718,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			strconv.Itoa(s.Batch), string(sc.Method), strconv.FormatFloat(sc.Waited.Seconds(), 'f', 3, 64), strconv.FormatFloat(sc.Actual.Seconds(), 'f', 3, 64),
 			pred(sc.Forecast), pred(sc.P50), pred(sc.P90), pred(sc.EMA), pred(sc.Paper), pred(sc.Whitt),
 			pred(sc.RawP50), pred(sc.RawP90), strconv.FormatFloat(sc.CalibrationScale, 'g', -1, 64),
-			strconv.FormatFloat(float64(sc.EstimatedAt.UnixMilli())/1000, 'f', 3, 64)})
+			strconv.FormatFloat(float64(sc.EstimatedAt.UnixMilli())/1000, 'f', 3, 64), pred(s.Oracle)})
 	}
 	cw.Flush()
 	return cw.Error()

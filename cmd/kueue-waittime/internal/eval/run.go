@@ -114,6 +114,8 @@ type workloadRun struct {
 	admitted   bool
 	generation int
 	finished   bool
+	// finishedAt is when the harness finished it (zero: not yet).
+	finishedAt time.Time
 	// label is the admissibility the estimator first published for it.
 	label string
 	// On the cluster (clusterHarness): estimated says the visibility API
@@ -345,7 +347,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			if r.finished {
 				return
 			}
-			r.finished = true
+			r.finished, r.finishedAt = true, time.Now()
 			remaining--
 			if remaining == 0 {
 				close(done)

@@ -489,6 +489,7 @@ func TestLoadSpecFiles(t *testing.T) {
 		"cold-start.yaml":     {queues: []queue{{"main", 4, "cpu"}}, workloads: 40, coldStart: true},
 		"partition.yaml":      {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table2.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
+		"mm4.yaml":            {shorthand: true, queues: []queue{{"eval", 4, "cpu"}}, workloads: 150},
 		"table3.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "memory"}}, workloads: 150},
 		"table4.yaml":         {shorthand: true, queues: []queue{{"eval", 4, "example.com/gpu"}}, dra: true, workloads: 120},
 		"mt-cohort.yaml":      {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"team-c", 4, "cpu"}}, workloads: 300},

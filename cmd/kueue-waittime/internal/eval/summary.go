@@ -81,8 +81,8 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 	fmt.Fprintln(w, "Written by `kueue-waittime eval --summarize DIR` (run by `make eval`) from the per-workload CSVs beside it.")
 	fmt.Fprintln(w, "Remaining waits after each workload's first estimate; MAE ratios below 1 favour the forecast, with batch-means 95% intervals.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | level | scored | MAE forecast (s) | forecast ÷ EMA | forecast ÷ paper | forecast ÷ Whitt | P50 coverage | P90 coverage |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| scenario | level | scored | MAE forecast (s) | forecast ÷ EMA | forecast ÷ paper | forecast ÷ Whitt | forecast ÷ oracle | P50 coverage | P90 coverage |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	var pooled []ScoredSample
 	var targets []coverageSlice
 	var phases []scenarioPhases
@@ -103,9 +103,9 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 		}
 		for _, level := range slices.Sorted(maps.Keys(levels)) {
 			f := figures(levels[level], nil, 0, 0)
-			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
+			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
 				f.maeCell(estimator.PredictorForecast), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
-				f.ratioCell(estimator.PredictorWhitt), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
+				f.ratioCell(estimator.PredictorWhitt), f.ratioCell(predictorOracle), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 		}
 		targets = append(targets, scenarioCoverageSlices(name, levels)...)
 		ratios = append(ratios, ratioRows(name, levels, queues[name])...)
@@ -115,7 +115,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 		phases = append(phases, scenarioPhases{name: name, coverage: coverageOverTheRun(samples)})
 	}
 	f := figures(pooled, nil, 0, 0)
-	fmt.Fprintf(w, "| **all** | | %d | | | | | %s | %s |\n", f.Scored,
+	fmt.Fprintf(w, "| **all** | | %d | | | | | | %s | %s |\n", f.Scored,
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 	writeCoverageTargets(w, targets)
 	same, other := splitBySeed(reruns, seeds)
@@ -389,7 +389,7 @@ func readScoredCSV(path string) ([]ScoredSample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(rows) == 0 || !(slices.Equal(rows[0], csvHeader) || slices.Equal(rows[0], csvHeaderWithoutReplay)) {
+	if len(rows) == 0 || !(slices.Equal(rows[0], csvHeader) || slices.Equal(rows[0], csvHeaderWithoutOracle) || slices.Equal(rows[0], csvHeaderWithoutReplay)) {
 		return nil, fmt.Errorf("%s: not a CSV of scored workloads (header %v)", path, rows[:min(len(rows), 1)])
 	}
 	var out []ScoredSample
@@ -427,10 +427,13 @@ func parseScoredRow(row []string) (ScoredSample, error) {
 		Method: estimator.Method(row[7]), Waited: dur(row[8]), Actual: dur(row[9]),
 		Forecast: pred(row[10]), P50: pred(row[11]), P90: pred(row[12]), EMA: pred(row[13]), Paper: pred(row[14]), Whitt: pred(row[15]),
 	}
-	if len(row) == len(csvHeader) {
+	if len(row) >= len(csvHeaderWithoutOracle) {
 		s.Score.RawP50, s.Score.RawP90, s.Score.CalibrationScale = pred(row[16]), pred(row[17]), num(row[18])
 		s.Score.EstimatedAt = time.UnixMilli(int64(math.Round(num(row[19]) * 1000)))
 		s.Replayable = true
+	}
+	if len(row) == len(csvHeader) {
+		s.Oracle = pred(row[20])
 	}
 	return s, errors.Join(errs...)
 }

@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -133,38 +135,58 @@ func TestReportQueuesReadMeanServiceAndTarget(t *testing.T) {
 }
 
 func TestRatioRowsJudgeEachBusyClusterQueueAgainstItsBounds(t *testing.T) {
-	// Ten batches of five workloads per ClusterQueue; the forecast is off by
-	// forecastErr, the EMA by emaErr, the paper formula by 10 s.
-	queue := func(level float64, name string, n int, forecastErr, emaErr float64) []ScoredSample {
+	// Batches of five workloads per ClusterQueue; the forecast is off by
+	// forecastErr, the EMA by emaErr, the oracle (where oracleErr > 0) by
+	// oracleErr, the paper formula by 10 s.
+	queue := func(level float64, name string, n int, forecastErr, emaErr, oracleErr float64) []ScoredSample {
 		out := make([]ScoredSample, n)
 		for i := range out {
 			s := scoredAt(level, name, "", 5, 5+forecastErr*float64(1+i%2), 5+emaErr*float64(1+i%2))
 			s.Score.Paper = estimator.Prediction{Wait: 15 * time.Second, OK: true}
+			if oracleErr > 0 {
+				s.Oracle = estimator.Prediction{Wait: time.Duration((5 + oracleErr*float64(1+i%2)) * float64(time.Second)), OK: true}
+			}
 			s.Batch = i / 5
 			out[i] = s
 		}
 		return out
 	}
-	queues := reportedQueues{0.8: {"busy": {target: 0.8}, "light": {target: 0.05}, "few": {target: 0.8}, "tie": {target: 0.9}}}
-	samples := append(append(append(queue(0.8, "busy", 50, 1, 2), queue(0.8, "light", 50, 1, 2)...),
-		queue(0.8, "few", 49, 1, 2)...), queue(0.8, "tie", 50, 2, 2)...)
+	queues := reportedQueues{0.8: {"busy": {target: 0.8}, "light": {target: 0.05}, "few": {target: 0.8}, "tie": {target: 0.9}, "floor": {target: 0.7}}}
+	samples := slices.Concat(queue(0.8, "busy", 50, 1, 2, 1), queue(0.8, "light", 50, 1, 2, 0),
+		queue(0.8, "few", 29, 1, 2, 0), queue(0.8, "tie", 30, 2, 2, 0), queue(0.8, "floor", 40, 1.2, 2, 1))
 	type row struct {
-		Queue      string
-		EMA, Paper string
+		Queue       string
+		EMA, Oracle string
 	}
 	var got []row
-	for _, r := range ratioRows("s", samplesByLevel(samples), queues) {
+	rows := ratioRows("s", samplesByLevel(samples), queues)
+	for _, r := range rows {
 		ema, emaOK := r.figures.ForecastMAERatio[string(estimator.PredictorEMA)]
-		paper, paperOK := r.figures.ForecastMAERatio[string(estimator.PredictorPaper)]
-		got = append(got, row{Queue: r.queue, EMA: ratioVerdict(ema, emaOK, maxRatioEMA), Paper: ratioVerdict(paper, paperOK, maxRatioPaper)})
+		oracle, oracleOK := r.figures.ForecastMAERatio[string(predictorOracle)]
+		got = append(got, row{Queue: r.queue, EMA: ratioVerdict(ema, emaOK, maxRatioEMA), Oracle: ratioVerdict(oracle, oracleOK, maxRatioOracle)})
 	}
-	// busy: ÷ EMA 0.5, ÷ paper 0.15 (errors that do not vary by batch:
-	// intervals of zero width); tie: ÷ EMA 1, ÷ paper 0.3, at the bound
-	// with an interval that does not lie below it. light's target ρ and
-	// few's 49 workloads leave them out.
-	want := []row{{Queue: "busy", EMA: "met", Paper: "met"}, {Queue: "tie", EMA: "**missed**", Paper: "point only"}}
+	// busy: ÷ EMA 0.5, ÷ oracle 1 (errors that do not vary by batch:
+	// intervals of zero width); tie: ÷ EMA 1, no oracle; floor: ÷ EMA 0.6,
+	// ÷ oracle 1.2. light's target ρ and few's 29 workloads leave them out.
+	want := []row{{Queue: "busy", EMA: "met", Oracle: "met"}, {Queue: "floor", EMA: "met", Oracle: "**missed**"}, {Queue: "tie", EMA: "**missed**", Oracle: "—"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows (-want,+got):\n%s", diff)
+	}
+	// Pooled over busy, floor and tie: (50·1.5 + 40·1.8 + 30·3) / (120·3).
+	pooled, ok := pooledRatio(rows, estimator.PredictorEMA)
+	if want := (50*1.5 + 40*1.8 + 30*3) / (120 * 3.0); !ok || pooled.N != 120 || math.Abs(pooled.Ratio-want) > 1e-9 {
+		t.Errorf("pooled forecast ÷ EMA = %+v, %v; want %v on 120", pooled, ok, want)
+	}
+	var out strings.Builder
+	writeRatios(&out, rows)
+	for _, line := range []string{
+		"Against the EMA (≤ 0.85): met in 2 of 3, the ratio alone in 0 more, missed in 1.",
+		"Against the oracle (≤ 1.10): met in 1 of 2, the ratio alone in 0 more, missed in 1.",
+		"Pooled over these ClusterQueues, forecast ÷ EMA 0.66",
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("the section lacks %q:\n%s", line, out.String())
+		}
 	}
 }
 
