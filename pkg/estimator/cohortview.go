@@ -95,7 +95,7 @@ func (e *Estimator) keepUnchangedCohortMembers(now time.Time, cqs map[kueue.Clus
 	prev *Results, recompute map[kueue.ClusterQueueReference]recomputeCause) {
 	var candidates []kueue.ClusterQueueReference
 	for name, cause := range recompute {
-		if part := prev.part(name); cause == cohortInputs && part != nil && part.cohort.capacity != nil && cqs[name] != nil {
+		if part := prev.Part(name); cause == cohortInputs && part != nil && part.Cohort.capacity != nil && cqs[name] != nil {
 			candidates = append(candidates, name)
 		}
 	}
@@ -104,8 +104,8 @@ func (e *Estimator) keepUnchangedCohortMembers(now time.Time, cqs map[kueue.Clus
 	}
 	specs := e.specsOf(candidates)
 	for i, name := range candidates {
-		part := prev.part(name)
-		if cohortViewOf(cqs[name], specs[i], now).sameAs(part.cohort, now, part.model.At) {
+		part := prev.Part(name)
+		if cohortViewOf(cqs[name], specs[i], now).sameAs(part.Cohort, now, part.Model.At) {
 			delete(recompute, name)
 		}
 	}

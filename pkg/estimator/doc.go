@@ -14,7 +14,9 @@
 //   - [ledger] keeps each pending workload's first published estimate and
 //     scores every predictor at its admission;
 //   - [positions] indexes workloads by namespace and name: the pending
-//     workloads tracked, each ClusterQueue's published estimates.
+//     workloads tracked, each ClusterQueue's published estimates;
+//   - [published] holds the published [Results] and decides which
+//     ClusterQueues a refresh recomputes and which parts it reuses.
 //
 // What stays here is the adaptation: converting Kueue's snapshot and
 // pending lists to an [engine.Queue] (convert.go, classes.go, lent.go),

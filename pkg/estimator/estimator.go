@@ -27,6 +27,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
+	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
@@ -625,21 +626,6 @@ func (e *Estimator) Start(ctx context.Context) error {
 	}
 }
 
-// needsRefresh says whether the published results r are to be recomputed
-// at now (in part: see recomputeSet): something was observed since
-// (dirty); the oldest of them is maxStaleness old; or the earliest
-// admission one of their P50s predicts has passed, so that "still pending" is news that changes the forecasts (the
-// remaining service of what runs, the phase of the cycle). Without the
-// last rule two replicas that refresh at different moments publish, for
-// up to maxStaleness, forecasts of admissions that already failed to
-// happen on one and not the other.
-func needsRefresh(dirty bool, now time.Time, r *Results, maxStaleness time.Duration) bool {
-	if dirty || r == nil || now.Sub(r.oldest) >= maxStaleness {
-		return true
-	}
-	return r != nil && !r.firstDue.IsZero() && !now.Before(r.firstDue)
-}
-
 // warmStart runs WarmStart with the reader given by WithWarmStart, if any.
 // Whatever happens there, an error or a recovered panic, the estimator
 // comes out warmed: its statistics then start empty and fill from events,
@@ -708,24 +694,24 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	}
 	refreshScratches.Put(scratch)
 	writer.restore()
-	next.seal()
+	next.Seal()
 	e.results.Store(next)
 	done = true
 	e.relistUnpublished(start, next, outputs)
 	if r := e.opts.reporter; r != nil {
 		for _, out := range outputs {
-			r.ReportQueueModel(out.model)
+			r.ReportQueueModel(out.Model)
 		}
 		for name := range prev.Queues() {
-			if _, ok := next.slots[name]; !ok {
+			if next.Part(name) == nil {
 				r.ClearQueueModel(name)
 			}
 		}
-		r.ReportRefresh(RefreshReport{PublishedAt: next.oldest, Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
+		r.ReportRefresh(RefreshReport{PublishedAt: next.Oldest(), Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
 			LongestLockHold: time.Duration(e.longestRefreshHold.Load())})
 	}
-	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.slots), "recomputed", len(outputs),
-		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start),
+	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", next.Len(), "recomputed", len(outputs),
+		"pendingWorkloads", next.PendingCount(), "duration", e.opts.clock.Since(start),
 		"longestLockHold", time.Duration(e.longestRefreshHold.Load()))
 }
 
@@ -759,7 +745,7 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			continue
 		}
 		_, stillPending := e.pending.Get(nameFromReference(key))
-		_, isPublished := recomputed[a.clusterQueue].position(nameFromReference(key))
+		_, isPublished := recomputed[a.clusterQueue].Position(nameFromReference(key))
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
 		}
@@ -773,19 +759,11 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 	}
 }
 
-// queuePlace is what decides, beside events and time, whether a refresh
-// recomputes a ClusterQueue: the root of its cohort tree (empty without a
-// cohort) and its AllocatableResourceGeneration.
-type queuePlace struct {
-	root       kueue.CohortReference
-	generation int64
-}
-
 // placesOf returns the place of every ClusterQueue of a snapshot.
 func placesOf(cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot) map[kueue.ClusterQueueReference]queuePlace {
 	places := make(map[kueue.ClusterQueueReference]queuePlace, len(cqs))
 	for name, cqs := range cqs {
-		places[name] = queuePlace{root: rootOf(cqs), generation: cqs.AllocatableResourceGeneration}
+		places[name] = queuePlace{Root: rootOf(cqs), Generation: cqs.AllocatableResourceGeneration}
 	}
 	return places
 }
@@ -812,9 +790,9 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 		places := placesOf(snap.ClusterQueues())
 		return snap.ClusterQueues(), places, recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
 	}
-	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.slotCount())
+	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.Len())
 	trees.VisitClusterQueues(func(cq kueue.ClusterQueueReference, root kueue.CohortReference, generation int64) {
-		places[cq] = queuePlace{root: root, generation: generation}
+		places[cq] = queuePlace{Root: root, Generation: generation}
 	})
 	recompute := recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
 	if len(recompute) == 0 {
@@ -843,75 +821,23 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	return cqs, places, recompute, nil
 }
 
-// recomputeCause is why a refresh recomputes a ClusterQueue.
-type recomputeCause uint8
-
-const (
-	// ownInputs: something of its own changed (an event, its generation
-	// or cohort tree, the maximum staleness, an overdue P50), it has no
-	// published results, or every ClusterQueue is recomputed.
-	ownInputs recomputeCause = iota + 1
-	// cohortInputs: only another ClusterQueue of its cohort tree changed,
-	// which may or may not change what it can borrow or has lent.
-	cohortInputs
+// The refresh's choice of what to recompute and what to reuse is
+// [published]'s, with Kueue's names.
+type (
+	queuePlace     = published.Place[kueue.CohortReference]
+	recomputeCause = published.Cause
 )
 
-// recomputeSet says which ClusterQueues of places (the active ones) a
-// refresh at now recomputes: all of them when all is set; otherwise those
-// without published results, those an event changed (changed), those whose
-// AllocatableResourceGeneration (quota, cohort tree, a workload's removal)
-// or cohort tree changed since, those whose results are maxStaleness old
-// and those with an overdue P50 (the rules of needsRefresh, per
-// ClusterQueue) — and, since what a ClusterQueue can borrow depends on the
-// usage of every ClusterQueue of its cohort tree, every ClusterQueue of a
-// tree one of these is or was in, or one that disappeared was in. Each is
-// mapped to why: ownInputs for the rules above, cohortInputs for a member
-// only its tree brings in (keepUnchangedCohortMembers may leave it out).
-func recomputeSet(now time.Time, places map[kueue.ClusterQueueReference]queuePlace, prev *Results,
-	changed map[kueue.ClusterQueueReference]struct{}, all bool, maxStaleness time.Duration) map[kueue.ClusterQueueReference]recomputeCause {
-	out := make(map[kueue.ClusterQueueReference]recomputeCause, len(places))
-	if all {
-		for name := range places {
-			out[name] = ownInputs
-		}
-		return out
-	}
-	dirtyRoots := make(map[kueue.CohortReference]bool)
-	for name, place := range places {
-		q := prev.part(name)
-		_, evented := changed[name]
-		if q == nil || evented || q.generation != place.generation || q.root != place.root ||
-			now.Sub(q.model.At) >= maxStaleness || (!q.firstDue.IsZero() && !now.Before(q.firstDue)) {
-			out[name] = ownInputs
-			if place.root != "" {
-				dirtyRoots[place.root] = true
-			}
-			if q != nil && q.root != "" {
-				dirtyRoots[q.root] = true
-			}
-		}
-	}
-	if prev != nil {
-		for name, slot := range prev.slots {
-			if _, ok := places[name]; !ok && prev.queues[slot].root != "" {
-				dirtyRoots[prev.queues[slot].root] = true
-			}
-		}
-	}
-	if len(dirtyRoots) > 0 {
-		for name, place := range places {
-			if _, ok := out[name]; ok {
-				continue
-			}
-			if dirtyRoots[place.root] {
-				out[name] = cohortInputs
-			} else if q := prev.part(name); q != nil && dirtyRoots[q.root] {
-				out[name] = cohortInputs
-			}
-		}
-	}
-	return out
-}
+const (
+	ownInputs    = published.OwnInputs
+	cohortInputs = published.CohortInputs
+)
+
+var (
+	needsRefresh = published.NeedsRefresh[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, cohortView]
+	recomputeSet = published.RecomputeSet[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, cohortView]
+	nextResults  = published.Next[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, cohortView]
+)
 
 // rootOf is the root of the cohort tree of a ClusterQueue, "" for none.
 func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
@@ -921,78 +847,13 @@ func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
 	return cqs.Parent().Root().Name
 }
 
-// nextResults starts the results that follow prev: the parts of the
-// ClusterQueues of places that are not to be recomputed are prev's, at the
-// same slots; those to be recomputed get empty parts, returned as outputs
-// for refreshQueue to fill. ClusterQueues no longer in places (no longer
-// active) are dropped. Nothing in it is proportional to the pending
-// workloads of the parts it reuses.
-func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueReference]queuePlace,
-	recompute map[kueue.ClusterQueueReference]recomputeCause) (*Results, map[kueue.ClusterQueueReference]*queueResults) {
-	next := &Results{at: at}
-	kept := prev != nil && len(prev.slots) == len(places)
-	if kept {
-		for name := range places {
-			if _, ok := prev.slots[name]; !ok {
-				kept = false
-				break
-			}
-		}
-	}
-	if kept {
-		// The same ClusterQueues: the same slots, shared.
-		next.slots = prev.slots
-		next.queues = slices.Clone(prev.queues)
-	} else {
-		next.slots = make(map[kueue.ClusterQueueReference]uint32, len(places))
-		if prev != nil {
-			next.queues = make([]*queueResults, len(prev.queues))
-			for name, slot := range prev.slots {
-				if _, ok := places[name]; ok {
-					next.slots[name], next.queues[slot] = slot, prev.queues[slot]
-				}
-			}
-		}
-		free := 0
-		for name := range places {
-			if _, ok := next.slots[name]; ok {
-				continue
-			}
-			for free < len(next.queues) && next.queues[free] != nil {
-				free++
-			}
-			if free == len(next.queues) {
-				next.queues = append(next.queues, nil)
-			}
-			next.slots[name] = uint32(free)
-			// A placeholder until the part is built below; a slot freed
-			// by a dropped ClusterQueue is taken over here.
-			next.queues[free] = &queueResults{}
-			recompute[name] = ownInputs
-		}
-	}
-	outputs := make(map[kueue.ClusterQueueReference]*queueResults, len(recompute))
-	for name, place := range places {
-		if _, ok := recompute[name]; !ok {
-			continue
-		}
-		slot := next.slots[name]
-		// Sized by refreshQueue, which knows how many are pending now.
-		q := newQueueResults(0)
-		q.root, q.generation = place.root, place.generation
-		next.queues[slot] = q
-		outputs[name] = q
-	}
-	return next, outputs
-}
-
 // refreshQueue converts one ClusterQueue's state to the engine's terms,
 // rolls it, publishes its model and forecasts into out, and gives the ledger
 // the first estimate of each workload.
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, writer *ledgerWriter, scratch *refreshScratch) {
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
-	out.reserve(len(pending))
+	out.Reserve(len(pending))
 	names, pendingIn := scratch.take(len(pending))
 	defer scratch.drop()
 
@@ -1083,10 +944,10 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		model.Calibrated = true
 		model.P50Adjustment, model.P90Adjustment = math.Exp(view.Calibration.Q50), math.Exp(view.Calibration.Q90)
 	}
-	out.model, out.hasModel = model, true
-	out.whatIf = rolled.Scene
+	out.Model, out.HasModel = model, true
+	out.WhatIf = rolled.Scene
 	if cqs.HasParent() {
-		out.cohort = cohort
+		out.Cohort = cohort
 	}
 
 	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
@@ -1099,7 +960,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		} else {
 			est.SetWait(r.Wait)
 		}
-		out.add(name, estimates.Store(est, stamp), est.Reason)
+		out.Add(name, estimates.Store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable && writer.wants(name) {
 			writer.add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}

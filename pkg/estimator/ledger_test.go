@@ -432,7 +432,7 @@ func TestRefreshReportsItsLongestLockHold(t *testing.T) {
 	if second < time.Millisecond || second >= first {
 		t.Errorf("second refresh's longest hold = %v, want at least its clock's step (1ms) and less than the first refresh's %v", second, first)
 	}
-	if n := e.Results().pendingCount(); n == 0 {
+	if n := e.Results().PendingCount(); n == 0 {
 		t.Error("the refreshes published no pending workload: no hold of the refresh was exercised")
 	}
 }
