@@ -20,7 +20,6 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
@@ -84,20 +83,10 @@ type Estimator struct {
 	// lastCycleStart is when the last cycle obtained its heads.
 	cycleBusy      *stats.EMA
 	lastCycleStart time.Time
-	// admissionLatency is the reservoir of every ClusterQueue's measured
-	// admission latencies (see queueStats.admissionLatency), at most
-	// sharedLatencySampleSize: a ClusterQueue that measured fewer than
-	// minOwnLatencySamples of its own rolls with it (see latencyOf).
-	admissionLatency *stats.ServiceTimes
-	// firstAttemptLatency is the same of every ClusterQueue's first-attempt
-	// latencies (see queueStats.firstAttemptLatency).
-	firstAttemptLatency *stats.ServiceTimes
-	// pooled50 and pooled90 calibrate the P50 and P90 of every
-	// ClusterQueue together: a ClusterQueue publishes with their
-	// adjustment until its own calibrators have enough scores (see
-	// engine.Calibration).
-	pooled50, pooled90 *calibration.Quantile
-	warmed             bool
+	// shared is what every ClusterQueue's statistics pool: admission and
+	// first-attempt latencies, and the calibrators of the P50 and P90.
+	shared *queuestats.Shared
+	warmed bool
 	// early holds the events seen before warming (see applyOrDefer).
 	early        []earlyEvent
 	earlyDropped int
@@ -251,40 +240,30 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	admissionLatency, err := newSharedLatencies(statsCfg)
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
-	firstAttemptLatency, err := newSharedLatencies(statsCfg)
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
-	pooled50, pooled90, err := queuestats.NewQuantileCalibrators(o.halfLife)
+	shared, err := statsCfg.NewShared()
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	e := &Estimator{
-		statsCfg:            statsCfg,
-		opts:                o,
-		snapshots:           snapshots,
-		queues:              queues,
-		engine:              eng,
-		rng:                 o.rng,
-		perQueue:            make(map[kueue.ClusterQueueReference]*queueStats),
-		specs:               make(map[kueue.ClusterQueueReference]queueSpec),
-		cohortReleases:      make(map[kueue.CohortReference]time.Time),
-		cycleBusy:           cycleBusy,
-		admissionLatency:    admissionLatency,
-		firstAttemptLatency: firstAttemptLatency,
-		unledgered:          make(map[workload.Reference]struct{}),
-		admittedAt:          make(map[workload.Reference]eventTime),
-		evictedAt:           make(map[workload.Reference]eventTime),
-		changed:             make(map[kueue.ClusterQueueReference]struct{}),
-		changedAll:          true,
-		unlisted:            make(map[workload.Reference]unlistedArrival),
-		parked:              make(map[workload.Reference]parkedArrival),
+		statsCfg:       statsCfg,
+		opts:           o,
+		snapshots:      snapshots,
+		queues:         queues,
+		engine:         eng,
+		rng:            o.rng,
+		perQueue:       make(map[kueue.ClusterQueueReference]*queueStats),
+		specs:          make(map[kueue.ClusterQueueReference]queueSpec),
+		cohortReleases: make(map[kueue.CohortReference]time.Time),
+		cycleBusy:      cycleBusy,
+		shared:         shared,
+		unledgered:     make(map[workload.Reference]struct{}),
+		admittedAt:     make(map[workload.Reference]eventTime),
+		evictedAt:      make(map[workload.Reference]eventTime),
+		changed:        make(map[kueue.ClusterQueueReference]struct{}),
+		changedAll:     true,
+		unlisted:       make(map[workload.Reference]unlistedArrival),
+		parked:         make(map[workload.Reference]parkedArrival),
 	}
-	e.pooled50, e.pooled90 = pooled50, pooled90
 	e.dirty.Store(true)
 	return e, nil
 }
@@ -562,15 +541,13 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	s.Admissions.ObserveAt(now)
 	if !s.FreedAt.IsZero() {
 		if d := now.Sub(s.FreedAt); d >= 0 {
-			s.AdmissionLatency.ObserveAt(now, d.Seconds())
-			e.admissionLatency.ObserveAt(now, d.Seconds())
+			e.shared.ObserveAdmissionLatency(s, now, d.Seconds())
 		}
 		s.FreedAt = time.Time{}
 	}
 	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && p.Untried() && !e.lastReleaseFor(cq, s).After(at) {
 		if d := now.Sub(at); d >= 0 {
-			s.FirstAttemptLatency.ObserveAt(now, d.Seconds())
-			e.firstAttemptLatency.ObserveAt(now, d.Seconds())
+			e.shared.ObserveFirstAttemptLatency(s, now, d.Seconds())
 		}
 	}
 	if !s.PreemptedAt.IsZero() {
@@ -589,7 +566,7 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	}
 	observeScore(s, score, now)
 	if score.Forecast.OK {
-		e.observeCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
+		e.shared.ObserveCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
 	}
 	return score, admissionScored
 }
@@ -1127,74 +1104,13 @@ type queueInputs struct {
 	seed [2]uint64
 }
 
-// minOwnLatencySamples is how many admission latencies a ClusterQueue
-// measures before its roll draws from its own: the latency is mostly the
-// scheduler's (its cycle, the requeue, the admission's write), which every
-// ClusterQueue shares, and one or two samples of a quiet ClusterQueue (or
-// none: a latency of 0) say less about it than the others' recent ones.
-const minOwnLatencySamples = 8
-
-// sharedLatencySampleSize bounds the estimator-wide reservoir of admission
-// latencies.
-const sharedLatencySampleSize = 64
-
-// latencyOf returns the mean admission latency a ClusterQueue with stats s
-// rolls with and the sample it draws from: its own once it has
-// minOwnLatencySamples, else every ClusterQueue's (which holds its own);
-// 0 and none when nothing was measured anywhere. Under e.mu.
-func (e *Estimator) latencyOf(s *queueStats) (float64, []float64) {
-	r := e.latencyReservoirOf(s)
-	mean, ok := r.Mean()
-	if !ok {
-		return 0, nil
-	}
-	return mean, r.AppendValues(nil)
-}
-
-// latencyReservoirOf is the reservoir of admission latencies latencyOf
-// reads for s. Under e.mu.
-func (e *Estimator) latencyReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.AdmissionLatency.Len() < minOwnLatencySamples {
-		return e.admissionLatency
-	}
-	return s.AdmissionLatency
-}
-
-// firstAttemptReservoirOf is the reservoir of first-attempt latencies a
-// ClusterQueue with stats s rolls with: its own once it holds
-// minOwnLatencySamples, else every ClusterQueue's. Under e.mu.
-func (e *Estimator) firstAttemptReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.FirstAttemptLatency.Len() < minOwnLatencySamples {
-		return e.firstAttemptLatency
-	}
-	return s.FirstAttemptLatency
-}
-
-// newSharedLatencies makes an estimator-wide reservoir of latencies, of
-// sharedLatencySampleSize.
-func newSharedLatencies(c statsConfig) (*stats.ServiceTimes, error) {
-	return stats.NewServiceTimes(c.Clock, c.Rand, stats.ReservoirOptions{
-		Capacity: sharedLatencySampleSize, HalfLife: c.HalfLife, MinSamples: 1,
-	})
-}
-
-// viewOf is the view of s a roll gets: its own statistics, with the
-// admission latency of latencyOf and the first-attempt latencies of
-// firstAttemptReservoirOf. Under e.mu.
-func (e *Estimator) viewOf(s *queueStats) statsView {
-	v := s.View()
-	v.AdmissionLatency, v.AdmissionLatencySample = e.latencyOf(s)
-	v.FirstAttemptLatencySample = e.firstAttemptReservoirOf(s).AppendValues(nil)
-	return v
-}
-
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
 // of its lent quota (see reclaimDelays).
 func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) reclaimDelays {
 	defer e.lockForRefresh().unlock()
 	var d reclaimDelays
 	s := e.statsFor(lender)
-	d.decision, _ = e.latencyReservoirOf(s).Mean()
+	d.decision, _ = e.shared.LatencyReservoirOf(s).Mean()
 	d.writeLag, _ = s.WriteLag.Value()
 	for _, src := range sources {
 		if _, done := d.release[src.clusterQueue]; done {
@@ -1238,12 +1154,12 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 		}
 	}
 	s := e.statsFor(cqs.Name)
-	in.view = e.viewOf(s)
+	in.view = e.shared.View(s)
 	meanService := e.opts.priorMeanService.Seconds()
 	if in.view.HasService {
 		meanService = in.view.ServiceMean
 	}
-	in.view.Calibration, in.view.Calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
+	in.view.Calibration, in.view.Calibrated = e.shared.Calibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
