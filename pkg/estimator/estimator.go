@@ -197,7 +197,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		opt(&o)
 	}
 	if o.maxStaleness == 0 {
-		o.maxStaleness = maxStalenessFor(o.refreshPeriod)
+		o.maxStaleness = refreshschedule.MaxStalenessFor(o.refreshPeriod)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
+	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
 )
 
 // cohortObjects are ClusterQueues a and b of cohort "team" and c and d of
@@ -247,8 +248,8 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 	// Quiet for the maximum staleness: everything is recomputed, and the
 	// ledger keeps the first estimate.
 	before = after
-	env.clock.Step(maxStalenessFor(DefaultRefreshPeriod))
-	if !needsRefresh(e.dirty.Load(), env.clock.Now(), before, maxStalenessFor(DefaultRefreshPeriod)) {
+	env.clock.Step(refreshschedule.MaxStalenessFor(DefaultRefreshPeriod))
+	if !needsRefresh(e.dirty.Load(), env.clock.Now(), before, refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)) {
 		t.Errorf("the refresh loop would not refresh quiet results as old as the maximum staleness")
 	}
 	e.refresh(env.ctx, false)
@@ -338,7 +339,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 	}{
 		"listed by the next refresh":                           {listed: true, wait: time.Second, wantPublish: true},
 		"still unlisted: its ClusterQueue is recomputed again": {wait: time.Second, wantAgain: true},
-		"unlisted for the maximum staleness: forgotten":        {wait: maxStalenessFor(DefaultRefreshPeriod)},
+		"unlisted for the maximum staleness: forgotten":        {wait: refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -371,7 +372,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 			if _, ok := e.Results().Workload(workload.Key(arrived)); ok != tc.wantPublish {
 				t.Errorf("published at the second refresh = %v, want %v", ok, tc.wantPublish)
 			}
-			if tc.wait < maxStalenessFor(DefaultRefreshPeriod) {
+			if tc.wait < refreshschedule.MaxStalenessFor(DefaultRefreshPeriod) {
 				if samePart(before, e.Results())["c"] {
 					t.Error("the second refresh did not recompute c")
 				}
