@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
@@ -86,10 +87,8 @@ type Estimator struct {
 	// shared is what every ClusterQueue's statistics pool: admission and
 	// first-attempt latencies, and the calibrators of the P50 and P90.
 	shared *queuestats.Shared
-	warmed bool
 	// early holds the events seen before warming (see applyOrDefer).
-	early        []earlyEvent
-	earlyDropped int
+	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
 	// pending holds, per pending workload, when this estimator saw it
 	// arrive and its line in the prediction ledger; admittedAt is when it
 	// saw a workload get its quota reservation. API timestamps have
@@ -620,10 +619,9 @@ func (e *Estimator) warmStart(ctx context.Context) {
 func (e *Estimator) markWarmed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.warmed {
+	if !e.early.Warmed() {
 		e.replayEarlyEvents(nil)
 	}
-	e.warmed = true
 }
 
 // NeedLeaderElection tells controller-runtime to run the refresh loop on

@@ -351,8 +351,8 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 	if _, ok := e.pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
 		t.Error("the workload that arrived during the warm start is not tracked")
 	}
-	if len(e.early) != 0 {
-		t.Errorf("%d events left waiting", len(e.early))
+	if e.early.Len() != 0 {
+		t.Errorf("%d events left waiting", e.early.Len())
 	}
 }
 
