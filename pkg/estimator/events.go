@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
+	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -515,22 +515,15 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	if err := reader.List(ctx, &cqs); err != nil {
 		return fmt.Errorf("estimator: warm start: listing cluster queues from the cache: %w", err)
 	}
-	type seeds struct {
-		arrivals, preemptions []time.Time
-		arrivalsByPriority    map[int32][]time.Time
-		serviceByPriority     map[int32][]stats.Span
-		service, waits        []stats.Span
-		earliest              time.Time
-	}
-	per := make(map[kueue.ClusterQueueReference]*seeds)
+	per := make(map[kueue.ClusterQueueReference]*queuestats.Seeds)
 	// Pending workloads get a ledger line at the next refresh; their
 	// arrival time is their queueing time in the API (unknown here).
 	var pendingKeys []workload.Reference
 	listed := make(map[workload.Reference]earlyevents.Listed, len(wls.Items))
-	get := func(cq kueue.ClusterQueueReference) *seeds {
+	get := func(cq kueue.ClusterQueueReference) *queuestats.Seeds {
 		s, ok := per[cq]
 		if !ok {
-			s = &seeds{}
+			s = &queuestats.Seeds{}
 			per[cq] = s
 		}
 		return s
@@ -542,29 +535,17 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 			continue
 		}
 		s := get(cq)
-		created := wl.CreationTimestamp.Time
-		s.arrivals = append(s.arrivals, created)
-		if s.arrivalsByPriority == nil {
-			s.arrivalsByPriority = make(map[int32][]time.Time)
-		}
 		prio := priorityOf(wl)
-		s.arrivalsByPriority[prio] = append(s.arrivalsByPriority[prio], created)
-		if s.earliest.IsZero() || created.Before(s.earliest) {
-			s.earliest = created
-		}
+		s.AddArrival(wl.CreationTimestamp.Time, prio)
 		if at, ok := admissionTime(wl); ok {
-			s.waits = append(s.waits, stats.Span{Start: queuedSince(wl), End: at})
+			s.AddWait(stats.Span{Start: queuedSince(wl), End: at})
 		}
 		if span, ok := serviceSpan(wl, wl); ok && isFinished(wl) {
-			s.service = append(s.service, span)
-			if s.serviceByPriority == nil {
-				s.serviceByPriority = make(map[int32][]stats.Span)
-			}
-			s.serviceByPriority[prio] = append(s.serviceByPriority[prio], span)
+			s.AddService(prio, span)
 		}
 		if isEvictedByPreemption(wl) {
 			if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
-				s.preemptions = append(s.preemptions, c.LastTransitionTime.Time)
+				s.AddPreemption(c.LastTransitionTime.Time)
 			}
 		}
 		if wl.Status.Admission == nil && !isFinished(wl) {
@@ -579,22 +560,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		e.specs[kueue.ClusterQueueReference(cqs.Items[i].Name)] = queueSpecOf(&cqs.Items[i])
 	}
 	for cq, s := range per {
-		qs := e.statsFor(cq)
-		qs.SeedArrivals(s.earliest, s.arrivals, s.arrivalsByPriority)
-		qs.Preemptions.Seed(s.earliest, s.preemptions)
-		slices.SortFunc(s.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.Service.Seed(s.service)
-		// In priority order: the reservoirs share the estimator's random
-		// source.
-		for _, prio := range slices.Sorted(maps.Keys(s.serviceByPriority)) {
-			spans := s.serviceByPriority[prio]
-			if qs.Priority(prio) != nil {
-				slices.SortFunc(spans, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-				qs.SeedPriorityService(prio, spans)
-			}
-		}
-		slices.SortFunc(s.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.Waits.Seed(s.waits)
+		e.statsFor(cq).Seed(s)
 	}
 	for _, key := range pendingKeys {
 		if _, ok := e.pending.Get(nameFromReference(key)); !ok {
