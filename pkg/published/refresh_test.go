@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
+	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 )
 
 // partAt is a part whose model was computed at at, in the cohort tree of
@@ -119,7 +120,7 @@ func TestNeedsRefresh(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	due := newTestPart(0)
 	due.Model.At = t0
-	due.Add(nameOfKey(workloadKey("ns/x")), estimates.Store(estimates.WorkloadEstimate[clusterQueue]{
+	due.Add(positions.Name{Namespace: "ns", Name: "x"}, estimates.Store(estimates.WorkloadEstimate[clusterQueue]{
 		HasWait: true, ExpectedWait: 5 * time.Second, P50: 5 * time.Second}, &estimates.Stamp[clusterQueue]{ClusterQueue: "a", At: t0}), "")
 	r := Build[clusterQueue, cohort, workloadKey](t0, map[clusterQueue]*testPart{"a": due})
 	cases := map[string]struct {

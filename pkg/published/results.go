@@ -4,7 +4,6 @@ import (
 	"iter"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
@@ -167,13 +166,6 @@ func (q *Part[Q, R, C]) AllNames() iter.Seq[positions.Name] {
 	}
 }
 
-// nameOfKey splits a workload's key at its first "/" (a namespace holds
-// none). One without "/" is all namespace, as no workload's is.
-func nameOfKey[K ~string](key K) positions.Name {
-	ns, name, _ := strings.Cut(string(key), "/")
-	return positions.Name{Namespace: ns, Name: name}
-}
-
 // Build returns sealed results at at holding parts, in slots by the order
 // of their ClusterQueues' names.
 func Build[Q, R, K ~string, C any](at time.Time, parts map[Q]*Part[Q, R, C]) *Results[Q, R, K, C] {
@@ -262,7 +254,7 @@ func (r *Results[Q, R, K, C]) Oldest() time.Time {
 // a lookup in that ClusterQueue's part. The visibility endpoints, which
 // list a ClusterQueue's pending workloads, read estimates through it.
 func (r *Results[Q, R, K, C]) WorkloadIn(cq Q, key K) (estimates.WorkloadEstimate[Q], bool) {
-	return r.Part(cq).Estimate(nameOfKey(key))
+	return r.Part(cq).Estimate(positions.NameOfKey(key))
 }
 
 // Workload returns the estimate of a pending workload of any ClusterQueue.
@@ -272,7 +264,7 @@ func (r *Results[Q, R, K, C]) Workload(key K) (estimates.WorkloadEstimate[Q], bo
 	if r == nil {
 		return estimates.WorkloadEstimate[Q]{}, false
 	}
-	name := nameOfKey(key)
+	name := positions.NameOfKey(key)
 	for _, q := range r.parts {
 		if est, ok := q.Estimate(name); ok {
 			return est, true

@@ -40,13 +40,13 @@ func TestResultsFindEachWorkloadOfANameInSeveralNamespaces(t *testing.T) {
 		q.Add(name, waitOf(time.Duration(1000*(i+1))*time.Millisecond), "")
 	}
 	for i, name := range added {
-		got, ok := q.Estimate(nameOfKey(keyOf(name)))
+		got, ok := q.Estimate(positions.NameOfKey(keyOf(name)))
 		if want := time.Duration(i+1) * time.Second; !ok || got.ExpectedWait != want {
 			t.Errorf("estimate(%s) = %v, %v; want %v", keyOf(name), got.ExpectedWait, ok, want)
 		}
 	}
 	for _, key := range []workloadKey{"ns-b/y", "ns-d/x", "ns-a/z", "ns-a"} {
-		if _, ok := q.Estimate(nameOfKey(key)); ok {
+		if _, ok := q.Estimate(positions.NameOfKey(key)); ok {
 			t.Errorf("estimate(%s) found one; want none", key)
 		}
 	}
