@@ -26,7 +26,6 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
-	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
@@ -89,21 +88,15 @@ type Estimator struct {
 	shared *queuestats.Shared
 	// early holds the events seen before warming (see applyOrDefer).
 	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
-	// pending holds, per pending workload, when this estimator saw it
+	// book holds, per pending workload, when this estimator saw it
 	// arrive and its line in the prediction ledger; admittedAt is when it
 	// saw a workload get its quota reservation. API timestamps have
 	// one-second resolution; these have the clock's, which matters for
 	// short waits and service times. Entries are removed at admission,
 	// finish and deletion, so they are bounded by the pending and running
-	// workloads. pending is kept by namespace and name (positions.Tracked:
+	// workloads. book.Pending is kept by namespace and name (positions.Tracked:
 	// a 56-byte entry per workload and its share of a table of positions).
-	pending positions.Tracked[trackedWorkload]
-	// unledgered holds the keys of pending whose line has no estimate yet
-	// (see ledgerWriter), or a part of them: a refresh takes them out as
-	// it rolls (ledgerWriter.takeUnledgeredLocked) and puts back those it
-	// did not stamp (ledgerWriter.restore). It keeps the ledger's work per
-	// refresh in proportion to the arrivals, not to the pending workloads.
-	unledgered map[workload.Reference]struct{}
+	book       ledger.Book[workload.Reference, kueue.ClusterQueueReference]
 	admittedAt map[workload.Reference]eventTime
 	// evictedAt is when a workload evicted by preemption was seen evicted,
 	// until its quota's release is seen (it measures the release delay of
@@ -255,7 +248,6 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		cohortReleases: make(map[kueue.CohortReference]time.Time),
 		cycleBusy:      cycleBusy,
 		shared:         shared,
-		unledgered:     make(map[workload.Reference]struct{}),
 		admittedAt:     make(map[workload.Reference]eventTime),
 		evictedAt:      make(map[workload.Reference]eventTime),
 		changed:        make(map[kueue.ClusterQueueReference]struct{}),
@@ -527,11 +519,11 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)
-	p, _ := e.pending.Get(nameFromReference(key))
+	p, _ := e.book.Pending.Get(nameFromReference(key))
 	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
 		since = at
 	}
-	e.forgetPending(key)
+	e.book.Forget(key)
 	delete(e.parked, key)
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
@@ -660,15 +652,15 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	}
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
 	next, outputs := nextResults(start, prev, places, recompute)
-	writer := &ledgerWriter{e: e}
-	// After a panic too: what it took from e.unledgered goes back.
-	defer writer.restore()
+	writer := ledger.NewWriter(&e.book, func() func() { return e.lockForRefresh().unlock })
+	// After a panic too: what it took from e.book goes back.
+	defer writer.Restore()
 	scratch := refreshScratches.Get().(*refreshScratch)
 	for name, out := range outputs {
 		e.refreshQueue(start, cqs[name], out, writer, scratch)
 	}
 	refreshScratches.Put(scratch)
-	writer.restore()
+	writer.Restore()
 	next.Seal()
 	e.results.Store(next)
 	done = true
@@ -719,7 +711,7 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			kept[key] = a
 			continue
 		}
-		_, stillPending := e.pending.Get(nameFromReference(key))
+		_, stillPending := e.book.Pending.Get(nameFromReference(key))
 		_, isPublished := recomputed[a.clusterQueue].Position(nameFromReference(key))
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
@@ -936,8 +928,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			est.SetWait(r.Wait)
 		}
 		out.Add(name, estimates.Store(est, stamp), est.Reason)
-		if est.Admissibility == Quotable && writer.wants(name) {
-			writer.add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
+		if est.Admissibility == Quotable && writer.Wants(name) {
+			writer.Add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}
 	}
 }
@@ -1131,13 +1123,13 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 // pending workloads' names) it sets whether the workload is untried and,
 // if so, how long it has waited at now. It hands ledger the workloads
 // registered without a ledger line since it last took them (see
-// ledgerWriter).
+// ledger.Writer).
 func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, writer *ledgerWriter) queueInputs {
 	defer e.lockForRefresh().unlock()
-	writer.takeUnledgeredLocked()
+	writer.TakeUnledgered()
 	for i := range untried {
 		c := &untried[i]
-		p, ok := e.pending.Get(names[c.index])
+		p, ok := e.book.Pending.Get(names[c.index])
 		if !ok || !p.Untried() {
 			continue
 		}

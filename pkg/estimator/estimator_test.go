@@ -601,8 +601,8 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 	if mean, _ := s.Service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
-	if e.pending.Len() != 0 || len(e.admittedAt) != 0 {
-		t.Errorf("per-workload times leaked: pending %v, admitted %v", e.pending, e.admittedAt)
+	if e.book.Pending.Len() != 0 || len(e.admittedAt) != 0 {
+		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.book.Pending, e.admittedAt)
 	}
 }
 

@@ -164,7 +164,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, ok := e.pending.Get(nameFromReference(key))
+	p, ok := e.book.Pending.Get(nameFromReference(key))
 	_, admitted := e.admittedAt[key]
 	switch {
 	case known:
@@ -174,7 +174,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 		// any of them.
 		e.changedAll = true
 	}
-	e.forgetPending(key)
+	e.book.Forget(key)
 	delete(e.parked, key)
 	delete(e.admittedAt, key)
 	delete(e.evictedAt, key)
@@ -216,7 +216,7 @@ type parkedArrival struct {
 // recordArrival records that workload key arrived in cq as a says. Under
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
-	e.trackPending(key, a.name, ledger.ArrivalOffset(a.created, a.at))
+	e.book.Track(key, a.name, ledger.ArrivalOffset(a.created, a.at))
 	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
 	e.statsFor(cq).ObserveArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
@@ -359,7 +359,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
-			e.trackPending(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
+			e.book.Track(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.Preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
@@ -437,7 +437,7 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 func (e *Estimator) markTried(key workload.Reference) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if p := e.pending.Find(nameFromReference(key)); p != nil {
+	if p := e.book.Pending.Find(nameFromReference(key)); p != nil {
 		p.Arrived |= ledger.TriedBit
 	}
 }
@@ -563,8 +563,8 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		e.statsFor(cq).Seed(s)
 	}
 	for _, key := range pendingKeys {
-		if _, ok := e.pending.Get(nameFromReference(key)); !ok {
-			e.trackPending(key, nameFromReference(key), 0)
+		if _, ok := e.book.Pending.Get(nameFromReference(key)); !ok {
+			e.book.Track(key, nameFromReference(key), 0)
 		}
 	}
 	e.replayEarlyEvents(listed)

@@ -156,7 +156,7 @@ func TestPendingUpdatesMarkAWorkloadTried(t *testing.T) {
 			}
 			e.mu.Lock()
 			defer e.mu.Unlock()
-			p, ok := e.pending.Get(nameFromReference(workload.Key(p0)))
+			p, ok := e.book.Pending.Get(nameFromReference(workload.Key(p0)))
 			if !ok {
 				t.Fatal("p0 is not tracked")
 			}
@@ -215,7 +215,7 @@ func TestPreemptedWorkloadReentersTried(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-	p, ok := e.pending.Get(nameFromReference(workload.Key(victim)))
+	p, ok := e.book.Pending.Get(nameFromReference(workload.Key(victim)))
 	if !ok {
 		t.Fatal("the preempted r8 is not tracked as pending")
 	}
