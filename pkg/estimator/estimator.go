@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
 	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
@@ -848,7 +849,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	view := in.view
 	cohort := cohortViewOf(cqs, in.spec, now)
-	capModel := cohort.capacity
+	capModel := cohort.Capacity
 	queue := engine.Queue{
 		Capacity:           capModel,
 		Running:            make([]engine.Running, 0, len(cqs.Workloads)),
@@ -871,13 +872,13 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		queue.Running = append(queue.Running, r)
 	}
 	queue.Classes = classes.shapes
-	queue.Lent, queue.LentHolders = cohort.lent, cohort.holders
-	if cohort.reclaim != "" && len(cohort.holders) > 0 {
+	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
+	if cohort.Reclaim != cohortview.NoReclaim && len(cohort.Holders) > 0 {
 		top := int32(math.MinInt32)
 		for _, p := range queue.Pending {
 			top = max(top, p.Priority)
 		}
-		queue.LentHolders = reclaimedHolders(cohort, top, e.reclaimDelaysOf(cqs.Name, cohort.sources))
+		queue.LentHolders = cohort.ReclaimedHolders(top, e.reclaimDelaysOf(cqs.Name, cohort.Sources))
 	}
 
 	rolled, err := e.engine.Roll(queue, in.seed)
@@ -1095,23 +1096,23 @@ type queueInputs struct {
 }
 
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
-// of its lent quota (see reclaimDelays).
-func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) reclaimDelays {
+// of its lent quota (see cohortview.Delays).
+func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) cohortview.Delays[kueue.ClusterQueueReference] {
 	defer e.lockForRefresh().unlock()
-	var d reclaimDelays
+	var d cohortview.Delays[kueue.ClusterQueueReference]
 	s := e.statsFor(lender)
-	d.decision, _ = e.shared.LatencyReservoirOf(s).Mean()
-	d.writeLag, _ = s.WriteLag.Value()
+	d.Decision, _ = e.shared.LatencyReservoirOf(s).Mean()
+	d.WriteLag, _ = s.WriteLag.Value()
 	for _, src := range sources {
-		if _, done := d.release[src.clusterQueue]; done {
+		if _, done := d.Release[src.ClusterQueue]; done {
 			continue
 		}
-		if hs, ok := e.perQueue[src.clusterQueue]; ok {
+		if hs, ok := e.perQueue[src.ClusterQueue]; ok {
 			if r, ok := hs.ReleaseDelay.Value(); ok {
-				if d.release == nil {
-					d.release = make(map[kueue.ClusterQueueReference]float64)
+				if d.Release == nil {
+					d.Release = make(map[kueue.ClusterQueueReference]float64)
 				}
-				d.release[src.clusterQueue] = r
+				d.Release[src.ClusterQueue] = r
 			}
 		}
 	}

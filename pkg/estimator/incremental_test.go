@@ -465,7 +465,7 @@ func TestCohortMemberIsRecomputedOnlyWhenWhatItCanBorrowOrHasLentChanges(t *test
 					t.Fatal(err)
 				}
 				now := env.clock.Now()
-				if got := cohortViewOf(snap.ClusterQueues()["b"], queueSpec{}, now); !got.sameAs(after.Part("b").Cohort, now, after.Part("b").Model.At) {
+				if got := cohortViewOf(snap.ClusterQueues()["b"], queueSpec{}, now); !got.SameAs(after.Part("b").Cohort, now, after.Part("b").Model.At) {
 					t.Errorf("b's cohort view now %+v, kept %+v", got, after.Part("b").Cohort)
 				}
 			}
