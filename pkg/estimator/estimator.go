@@ -27,6 +27,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
+	"github.com/kueue-waittime/kueue-waittime/pkg/lockhold"
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
@@ -126,51 +127,16 @@ type Estimator struct {
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
 	panics  atomic.Int64
-	// longestRefreshHold is the longest the current (or last) refresh held
-	// e.mu at once, in nanoseconds (see lockForRefresh).
-	longestRefreshHold atomic.Int64
-}
-
-// refreshHold is a hold of e.mu by the refresh, which the scheduler's hooks
-// wait for: take it with lockForRefresh and release it with unlock
-// (deferred, so that a panic releases it too), which records its length.
-type refreshHold struct {
-	e     *Estimator
-	since time.Time
+	// refreshHolds times the holds of e.mu by the current (or last)
+	// refresh (see lockForRefresh).
+	refreshHolds *lockhold.Timer
 }
 
 // lockForRefresh takes e.mu for the refresh goroutine. Every hold of e.mu
 // in a refresh goes through it, so that RefreshReport.LongestLockHold
-// bounds what a refresh kept the scheduler waiting for this lock.
-func (e *Estimator) lockForRefresh() refreshHold {
-	e.mu.Lock()
-	locked := true
-	defer func() {
-		// Only if the clock panicked: the caller has no hold to release.
-		if locked {
-			e.mu.Unlock()
-		}
-	}()
-	h := refreshHold{e: e, since: e.opts.clock.Now()}
-	locked = false
-	return h
-}
-
-// unlock releases e.mu and records how long it was held, if that is the
-// longest hold of the refresh so far.
-func (h refreshHold) unlock() {
-	var held int64
-	func() {
-		defer h.e.mu.Unlock() // also if the clock panics
-		held = int64(h.e.opts.clock.Since(h.since))
-	}()
-	for {
-		longest := h.e.longestRefreshHold.Load()
-		if held <= longest || h.e.longestRefreshHold.CompareAndSwap(longest, held) {
-			return
-		}
-	}
-}
+// bounds what a refresh kept the scheduler waiting for this lock; release
+// it with Unlock, deferred, so that a panic releases it too.
+func (e *Estimator) lockForRefresh() lockhold.Hold { return e.refreshHolds.Lock() }
 
 // eventTime is a time this estimator saw something happen, in Unix
 // nanoseconds: a third of a time.Time, kept per pending and running
@@ -256,6 +222,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		unlisted:       make(map[workload.Reference]unlistedArrival),
 		parked:         make(map[workload.Reference]parkedArrival),
 	}
+	e.refreshHolds = lockhold.New(&e.mu, o.clock)
 	e.dirty.Store(true)
 	return e, nil
 }
@@ -313,13 +280,13 @@ func (e *Estimator) markChanged(cq kueue.ClusterQueueReference) {
 // markAllChanged records that every ClusterQueue is to be recomputed.
 func (e *Estimator) markAllChanged() {
 	defer e.dirty.Store(true)
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	e.changedAll = true
 }
 
 // takeChanged returns and resets what changed since the last call.
 func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	changed, all := e.changed, e.changedAll
 	e.changed, e.changedAll = make(map[kueue.ClusterQueueReference]struct{}), false
 	return changed, all
@@ -633,7 +600,7 @@ func (e *Estimator) Refresh(ctx context.Context) { e.refresh(ctx, true) }
 func (e *Estimator) refresh(ctx context.Context, all bool) {
 	defer e.recoverPanic("Refresh")
 	e.dirty.Store(false)
-	e.longestRefreshHold.Store(0)
+	e.refreshHolds.Reset()
 	start := e.opts.clock.Now()
 	e.resolveParkedArrivals(start)
 	changed, changedAll := e.takeChanged()
@@ -653,7 +620,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	}
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
 	next, outputs := nextResults(start, prev, places, recompute)
-	writer := ledger.NewWriter(&e.book, func() func() { return e.lockForRefresh().unlock })
+	writer := ledger.NewWriter(&e.book, func() func() { return e.lockForRefresh().Unlock })
 	// After a panic too: what it took from e.book goes back.
 	defer writer.Restore()
 	scratch := refreshScratches.Get().(*refreshScratch)
@@ -676,11 +643,11 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 			}
 		}
 		r.ReportRefresh(RefreshReport{PublishedAt: next.Oldest(), Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
-			LongestLockHold: time.Duration(e.longestRefreshHold.Load())})
+			LongestLockHold: e.refreshHolds.Longest()})
 	}
 	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", next.Len(), "recomputed", len(outputs),
 		"pendingWorkloads", next.PendingCount(), "duration", e.opts.clock.Since(start),
-		"longestLockHold", time.Duration(e.longestRefreshHold.Load()))
+		"longestLockHold", e.refreshHolds.Longest())
 }
 
 // unlistedArrival is where and when a workload of Estimator.unlisted was
@@ -698,7 +665,7 @@ type unlistedArrival struct {
 // inactive workload: the staleness rule refreshes its queue anyway) is
 // forgotten. The set is bounded by the arrivals of about one refresh.
 func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueResults) {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	if len(e.unlisted) == 0 {
 		return
 	}
@@ -781,7 +748,7 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	}
 	if len(missing) > 0 {
 		defer e.dirty.Store(true)
-		defer e.lockForRefresh().unlock()
+		defer e.lockForRefresh().Unlock()
 		for _, name := range missing {
 			e.markChanged(name)
 		}
@@ -1079,7 +1046,7 @@ func (s *refreshScratch) drop() {
 // pending in a ClusterQueue (see queueStats.quotablePending); with no roll
 // to tell, all of them count.
 func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	e.statsFor(cq).QuotablePending = n
 }
 
@@ -1098,7 +1065,7 @@ type queueInputs struct {
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
 // of its lent quota (see cohortview.Delays).
 func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) cohortview.Delays[kueue.ClusterQueueReference] {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	var d cohortview.Delays[kueue.ClusterQueueReference]
 	s := e.statsFor(lender)
 	d.Decision, _ = e.shared.LatencyReservoirOf(s).Mean()
@@ -1126,7 +1093,7 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 // registered without a ledger line since it last took them (see
 // ledger.Writer).
 func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, writer *ledgerWriter) queueInputs {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	writer.TakeUnledgered()
 	for i := range untried {
 		c := &untried[i]

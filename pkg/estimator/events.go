@@ -263,7 +263,7 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 		return
 	}
 	defer e.dirty.Store(true)
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	for _, r := range found {
 		e.applyOrDeferLocked(earlyEvent{Key: r.key, ClusterQueue: r.cq, Kind: earlyevents.Arrival, Apply: func() {
 			if e.parked[r.key] != r.a {
@@ -277,7 +277,7 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 
 // parkedArrivals returns a copy of Estimator.parked, nil when empty.
 func (e *Estimator) parkedArrivals() map[workload.Reference]parkedArrival {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	if len(e.parked) == 0 {
 		return nil
 	}

@@ -465,7 +465,7 @@ func TestLockForRefreshReleasesTheLockWhenTheClockPanics(t *testing.T) {
 				t.Error("lockForRefresh did not panic with a panicking clock")
 			}
 		}()
-		e.lockForRefresh().unlock()
+		e.lockForRefresh().Unlock()
 	}()
 	if !e.mu.TryLock() {
 		t.Fatal("the estimator's lock is still held after the clock panicked")
@@ -487,7 +487,7 @@ func TestRefreshHoldUnlockReleasesTheLockWhenTheClockPanics(t *testing.T) {
 				t.Error("unlock did not panic with a panicking clock")
 			}
 		}()
-		h.unlock()
+		h.Unlock()
 	}()
 	if !e.mu.TryLock() {
 		t.Fatal("the estimator's lock is still held after the clock panicked")
