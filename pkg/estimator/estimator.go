@@ -496,34 +496,14 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
 	s := e.statsFor(cq)
-	s.Waits.Observe(max(now.Sub(since), 0).Seconds())
-	s.Admissions.ObserveAt(now)
-	if !s.FreedAt.IsZero() {
-		if d := now.Sub(s.FreedAt); d >= 0 {
-			e.shared.ObserveAdmissionLatency(s, now, d.Seconds())
-		}
-		s.FreedAt = time.Time{}
-	}
-	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && p.Untried() && !e.lastReleaseFor(cq, s).After(at) {
-		if d := now.Sub(at); d >= 0 {
-			e.shared.ObserveFirstAttemptLatency(s, now, d.Seconds())
-		}
-	}
-	if !s.PreemptedAt.IsZero() {
-		if d := now.Sub(s.PreemptedAt); d >= 0 {
-			s.PreemptionDelay.Observe(d.Seconds())
-			s.PreemptionDelays.ObserveAt(now, d.Seconds())
-		}
-		if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.PreemptedAt) && priorityOf(wl) > s.PreemptedPriority {
-			s.PreemptionReaction.ObserveAt(now, s.PreemptedAt.Sub(at).Seconds())
-		}
-		s.PreemptedAt = time.Time{}
-	}
+	arrived, hasArrival := p.ArrivedAt(wl.CreationTimestamp.Time)
+	e.shared.ObserveAdmission(s, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
+		Untried: p.Untried(), Priority: priorityOf(wl), LastRelease: e.lastReleaseFor(cq, s)})
 	score, ok := ledger.ScoreOf(p, key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
 	}
-	observeScore(s, score, now)
+	s.ObserveCoverage(now, score.P50.OK, score.Actual <= score.P50.Wait, score.P90.OK, score.Actual <= score.P90.Wait)
 	if score.Forecast.OK {
 		e.shared.ObserveCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
 	}
