@@ -869,12 +869,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
 	for i, name := range names {
 		r := rolled.Estimates[i]
-		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
-		if r.Unfeasible {
-			est.Admissibility, est.Reason = Unfeasible, r.Reason
-		} else {
-			est.SetWait(r.Wait)
-		}
+		est := estimates.EstimateOf(cqs.Name, now, r)
 		out.Add(name, estimates.Store(est, stamp), est.Reason)
 		if est.Admissibility == Quotable && writer.Wants(name) {
 			writer.Add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))

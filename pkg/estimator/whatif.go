@@ -83,21 +83,5 @@ func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priorit
 	if r.ForecastErr != nil {
 		e.opts.log.V(4).Info("What-if wait time forecast failed", "clusterQueue", model.ClusterQueue, "err", r.ForecastErr)
 	}
-	out := WhatIfEstimate{
-		WorkloadEstimate: WorkloadEstimate{
-			ClusterQueue: model.ClusterQueue, Admissibility: Quotable, Method: MethodNone, EstimatedAt: model.At,
-		},
-		Priority:         priority,
-		Position:         r.Position,
-		ShapeServers:     r.Servers,
-		QueueHasRates:    model.HasRates,
-		QueueStable:      model.Stable,
-		QueueUtilization: model.Utilization,
-	}
-	if r.Unfeasible {
-		out.Admissibility, out.Reason = Unfeasible, r.Reason
-	} else {
-		out.SetWait(r.Wait)
-	}
-	return out
+	return estimates.WhatIfOf(model, priority, r)
 }
