@@ -842,22 +842,12 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	if rolled.ForecastErr != nil {
 		e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", rolled.ForecastErr)
 	}
-	model := QueueModel{ClusterQueue: cqs.Name, At: now, APriori: rolled.Model,
-		PendingWorkloads: len(pending), UnfeasibleWorkloads: rolled.UnfeasibleWorkloads}
-	if view.HasEMA {
-		model.EMAWait, model.HasEMA = engine.Seconds(view.EMA), true
-	}
-	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.P50Coverage, view.P90Coverage, view.HasCoverage
-	model.ScoredWorkloads = view.Scored
+	model := queuestats.ModelOf(cqs.Name, now, view, &rolled, len(pending))
 	switch {
 	case e.opts.admissionFairShare && in.spec.admissionScope:
 		model.UnmodelledOrdering = OrderingAdmissionFairSharing
 	case e.opts.fairSharing && cqs.HasParent():
 		model.UnmodelledOrdering = OrderingFairSharing
-	}
-	if view.Calibrated {
-		model.Calibrated = true
-		model.P50Adjustment, model.P90Adjustment = math.Exp(view.Calibration.Q50), math.Exp(view.Calibration.Q90)
 	}
 	out.Model, out.HasModel = model, true
 	out.WhatIf = rolled.Scene
