@@ -373,6 +373,9 @@ func writeRatios(w io.Writer, rows []ratioRow) {
 		bound float64
 	}{{"EMA", estimator.PredictorEMA, maxRatioEMA}, {"oracle", predictorOracle, maxRatioOracle}} {
 		c := counts[b.p]
+		if len(rows) == c["—"] {
+			continue // no row has this predictor
+		}
 		fmt.Fprintf(w, "Against the %s (≤ %.2f): met in %d of %d, the ratio alone in %d more, missed in %d.\n",
 			b.name, b.bound, c["met"], len(rows)-c["—"], c["point only"], c["**missed**"])
 	}
