@@ -532,7 +532,7 @@ func (e *Estimator) Start(ctx context.Context) error {
 		}
 		delay := e.opts.refreshPeriod
 		now := e.opts.clock.Now()
-		if needsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
+		if published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
 			e.refresh(ctx, false)
 			end := e.opts.clock.Now()
 			delay = budget.Spend(end, end.Sub(now))
@@ -599,7 +599,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 		return
 	}
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
-	next, outputs := nextResults(start, prev, places, recompute)
+	next, outputs := published.Next(start, prev, places, recompute)
 	writer := ledger.NewWriter(&e.book, func() func() { return e.lockForRefresh().Unlock })
 	// After a panic too: what it took from e.book goes back.
 	defer writer.Restore()
@@ -703,13 +703,13 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 			return nil, nil, nil, err
 		}
 		places := placesOf(snap.ClusterQueues())
-		return snap.ClusterQueues(), places, recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
+		return snap.ClusterQueues(), places, published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
 	}
 	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.Len())
 	trees.VisitClusterQueues(func(cq kueue.ClusterQueueReference, root kueue.CohortReference, generation int64) {
 		places[cq] = queuePlace{Root: root, Generation: generation}
 	})
-	recompute := recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
+	recompute := published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
 	if len(recompute) == 0 {
 		return nil, places, recompute, nil
 	}
@@ -746,12 +746,6 @@ type (
 const (
 	ownInputs    = published.OwnInputs
 	cohortInputs = published.CohortInputs
-)
-
-var (
-	needsRefresh = published.NeedsRefresh[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, cohortView]
-	recomputeSet = published.RecomputeSet[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, cohortView]
-	nextResults  = published.Next[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, cohortView]
 )
 
 // rootOf is the root of the cohort tree of a ClusterQueue, "" for none.

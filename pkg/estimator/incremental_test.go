@@ -153,7 +153,7 @@ func TestRecomputeSet(t *testing.T) {
 			for _, cq := range tc.changed {
 				changed[cq] = struct{}{}
 			}
-			got := recomputeSet(now, placesOf(cqs), publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
+			got := published.RecomputeSet(now, placesOf(cqs), publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("recomputed ClusterQueues (-want +got):\n%s", diff)
 			}
@@ -249,7 +249,7 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 	// ledger keeps the first estimate.
 	before = after
 	env.clock.Step(refreshschedule.MaxStalenessFor(DefaultRefreshPeriod))
-	if !needsRefresh(e.dirty.Load(), env.clock.Now(), before, refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)) {
+	if !published.NeedsRefresh(e.dirty.Load(), env.clock.Now(), before, refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)) {
 		t.Errorf("the refresh loop would not refresh quiet results as old as the maximum staleness")
 	}
 	e.refresh(env.ctx, false)

@@ -21,7 +21,7 @@ func nameOf(wl *kueue.Workload) workloadName {
 
 // nameFromReference splits a Reference into its namespace and name (see
 // positions.NameOfKey).
-var nameFromReference = positions.NameOfKey[workload.Reference]
+func nameFromReference(key workload.Reference) workloadName { return positions.NameOfKey(key) }
 
 // referenceOf joins n into its Reference (one allocation).
 func referenceOf(n workloadName) workload.Reference {
@@ -30,4 +30,4 @@ func referenceOf(n workloadName) workload.Reference {
 
 // appendReference appends n's Reference to buf: a map lookup by
 // workload.Reference(buf) then needs no string of its own.
-var appendReference = positions.AppendKey
+func appendReference(buf []byte, n workloadName) []byte { return positions.AppendKey(buf, n) }
