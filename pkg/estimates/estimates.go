@@ -148,3 +148,31 @@ type WhatIfEstimate[Q ~string] struct {
 	QueueStable      bool
 	QueueUtilization float64
 }
+
+// EstimateOf is the estimate published for a pending workload of
+// ClusterQueue cq whose roll at at gave r: Unfeasible with its reason, or
+// Quotable with r's wait (none, MethodNone, when r has none).
+func EstimateOf[Q ~string](cq Q, at time.Time, r engine.Estimate) WorkloadEstimate[Q] {
+	est := WorkloadEstimate[Q]{ClusterQueue: cq, Admissibility: capacity.Quotable, Method: engine.MethodNone, EstimatedAt: at}
+	if r.Unfeasible {
+		est.Admissibility, est.Reason = capacity.Unfeasible, r.Reason
+	} else {
+		est.SetWait(r.Wait)
+	}
+	return est
+}
+
+// WhatIfOf is the answer for a hypothetical workload of the given priority
+// submitted to the ClusterQueue whose published model is m, that the
+// engine's what-if on the state m was rolled from answered with r.
+func WhatIfOf[Q ~string](m QueueModel[Q], priority int32, r engine.WhatIf) WhatIfEstimate[Q] {
+	return WhatIfEstimate[Q]{
+		WorkloadEstimate: EstimateOf(m.ClusterQueue, m.At, r.Estimate),
+		Priority:         priority,
+		Position:         r.Position,
+		ShapeServers:     r.Servers,
+		QueueHasRates:    m.HasRates,
+		QueueStable:      m.Stable,
+		QueueUtilization: m.Utilization,
+	}
+}

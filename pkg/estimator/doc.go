@@ -9,18 +9,25 @@
 //     forecast ([forecast]) and the what-if answers;
 //   - [queuestats] holds each ClusterQueue's online arrival, service,
 //     preemption and coverage statistics (over [stats] and [calibration])
-//     that this package feeds from Kueue's events and hands the engine at
-//     each refresh;
+//     and what they pool, which this package feeds from Kueue's events
+//     (and a warm start's read) and hands the engine at each refresh;
+//   - [earlyevents] keeps the events seen before the warm start;
 //   - [ledger] keeps each pending workload's first published estimate and
 //     scores every predictor at its admission;
+//   - [cohortview] is what a roll takes from the ClusterQueue's cohort
+//     tree, and bounds the holders of lent quota by a reclaim;
+//   - [refreshschedule] and [lockhold] pace the refresh loop and time its
+//     holds of the lock the scheduler's hooks wait for;
 //   - [positions] indexes workloads by namespace and name: the pending
-//     workloads tracked, each ClusterQueue's published estimates.
+//     workloads tracked, each ClusterQueue's published estimates;
+//   - [published] holds the published [Results] and decides which
+//     ClusterQueues a refresh recomputes and which parts it reuses.
 //
 // What stays here is the adaptation: converting Kueue's snapshot and
-// pending lists to an [engine.Queue] (convert.go, classes.go, lent.go),
-// the statistics fed by events (events.go), the refresh loop
-// (estimator.go), publication (results.go) and the ledger's writer
-// (ledger.go).
+// pending lists to an [engine.Queue] (convert.go, classes.go, lent.go,
+// cohortview.go), the intake of Kueue's events (events.go), the refresh
+// loop (estimator.go) and publication (results.go, ledger.go), each with
+// Kueue's names.
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],

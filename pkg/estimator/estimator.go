@@ -20,13 +20,15 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
+	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
-	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
+	"github.com/kueue-waittime/kueue-waittime/pkg/lockhold"
+	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
@@ -83,38 +85,20 @@ type Estimator struct {
 	// lastCycleStart is when the last cycle obtained its heads.
 	cycleBusy      *stats.EMA
 	lastCycleStart time.Time
-	// admissionLatency is the reservoir of every ClusterQueue's measured
-	// admission latencies (see queueStats.admissionLatency), at most
-	// sharedLatencySampleSize: a ClusterQueue that measured fewer than
-	// minOwnLatencySamples of its own rolls with it (see latencyOf).
-	admissionLatency *stats.ServiceTimes
-	// firstAttemptLatency is the same of every ClusterQueue's first-attempt
-	// latencies (see queueStats.firstAttemptLatency).
-	firstAttemptLatency *stats.ServiceTimes
-	// pooled50 and pooled90 calibrate the P50 and P90 of every
-	// ClusterQueue together: a ClusterQueue publishes with their
-	// adjustment until its own calibrators have enough scores (see
-	// engine.Calibration).
-	pooled50, pooled90 *calibration.Quantile
-	warmed             bool
+	// shared is what every ClusterQueue's statistics pool: admission and
+	// first-attempt latencies, and the calibrators of the P50 and P90.
+	shared *queuestats.Shared
 	// early holds the events seen before warming (see applyOrDefer).
-	early        []earlyEvent
-	earlyDropped int
-	// pending holds, per pending workload, when this estimator saw it
+	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
+	// book holds, per pending workload, when this estimator saw it
 	// arrive and its line in the prediction ledger; admittedAt is when it
 	// saw a workload get its quota reservation. API timestamps have
 	// one-second resolution; these have the clock's, which matters for
 	// short waits and service times. Entries are removed at admission,
 	// finish and deletion, so they are bounded by the pending and running
-	// workloads. pending is kept by namespace and name (positions.Tracked:
+	// workloads. book.Pending is kept by namespace and name (positions.Tracked:
 	// a 56-byte entry per workload and its share of a table of positions).
-	pending positions.Tracked[trackedWorkload]
-	// unledgered holds the keys of pending whose line has no estimate yet
-	// (see ledgerWriter), or a part of them: a refresh takes them out as
-	// it rolls (ledgerWriter.takeUnledgeredLocked) and puts back those it
-	// did not stamp (ledgerWriter.restore). It keeps the ledger's work per
-	// refresh in proportion to the arrivals, not to the pending workloads.
-	unledgered map[workload.Reference]struct{}
+	book       ledger.Book[workload.Reference, kueue.ClusterQueueReference]
 	admittedAt map[workload.Reference]eventTime
 	// evictedAt is when a workload evicted by preemption was seen evicted,
 	// until its quota's release is seen (it measures the release delay of
@@ -143,51 +127,16 @@ type Estimator struct {
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
 	panics  atomic.Int64
-	// longestRefreshHold is the longest the current (or last) refresh held
-	// e.mu at once, in nanoseconds (see lockForRefresh).
-	longestRefreshHold atomic.Int64
-}
-
-// refreshHold is a hold of e.mu by the refresh, which the scheduler's hooks
-// wait for: take it with lockForRefresh and release it with unlock
-// (deferred, so that a panic releases it too), which records its length.
-type refreshHold struct {
-	e     *Estimator
-	since time.Time
+	// refreshHolds times the holds of e.mu by the current (or last)
+	// refresh (see lockForRefresh).
+	refreshHolds *lockhold.Timer
 }
 
 // lockForRefresh takes e.mu for the refresh goroutine. Every hold of e.mu
 // in a refresh goes through it, so that RefreshReport.LongestLockHold
-// bounds what a refresh kept the scheduler waiting for this lock.
-func (e *Estimator) lockForRefresh() refreshHold {
-	e.mu.Lock()
-	locked := true
-	defer func() {
-		// Only if the clock panicked: the caller has no hold to release.
-		if locked {
-			e.mu.Unlock()
-		}
-	}()
-	h := refreshHold{e: e, since: e.opts.clock.Now()}
-	locked = false
-	return h
-}
-
-// unlock releases e.mu and records how long it was held, if that is the
-// longest hold of the refresh so far.
-func (h refreshHold) unlock() {
-	var held int64
-	func() {
-		defer h.e.mu.Unlock() // also if the clock panics
-		held = int64(h.e.opts.clock.Since(h.since))
-	}()
-	for {
-		longest := h.e.longestRefreshHold.Load()
-		if held <= longest || h.e.longestRefreshHold.CompareAndSwap(longest, held) {
-			return
-		}
-	}
-}
+// bounds what a refresh kept the scheduler waiting for this lock; release
+// it with Unlock, deferred, so that a panic releases it too.
+func (e *Estimator) lockForRefresh() lockhold.Hold { return e.refreshHolds.Lock() }
 
 // eventTime is a time this estimator saw something happen, in Unix
 // nanoseconds: a third of a time.Time, kept per pending and running
@@ -207,7 +156,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		opt(&o)
 	}
 	if o.maxStaleness == 0 {
-		o.maxStaleness = maxStalenessFor(o.refreshPeriod)
+		o.maxStaleness = refreshschedule.MaxStalenessFor(o.refreshPeriod)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -250,40 +199,30 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	admissionLatency, err := newSharedLatencies(statsCfg)
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
-	firstAttemptLatency, err := newSharedLatencies(statsCfg)
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
-	pooled50, pooled90, err := queuestats.NewQuantileCalibrators(o.halfLife)
+	shared, err := statsCfg.NewShared()
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	e := &Estimator{
-		statsCfg:            statsCfg,
-		opts:                o,
-		snapshots:           snapshots,
-		queues:              queues,
-		engine:              eng,
-		rng:                 o.rng,
-		perQueue:            make(map[kueue.ClusterQueueReference]*queueStats),
-		specs:               make(map[kueue.ClusterQueueReference]queueSpec),
-		cohortReleases:      make(map[kueue.CohortReference]time.Time),
-		cycleBusy:           cycleBusy,
-		admissionLatency:    admissionLatency,
-		firstAttemptLatency: firstAttemptLatency,
-		unledgered:          make(map[workload.Reference]struct{}),
-		admittedAt:          make(map[workload.Reference]eventTime),
-		evictedAt:           make(map[workload.Reference]eventTime),
-		changed:             make(map[kueue.ClusterQueueReference]struct{}),
-		changedAll:          true,
-		unlisted:            make(map[workload.Reference]unlistedArrival),
-		parked:              make(map[workload.Reference]parkedArrival),
+		statsCfg:       statsCfg,
+		opts:           o,
+		snapshots:      snapshots,
+		queues:         queues,
+		engine:         eng,
+		rng:            o.rng,
+		perQueue:       make(map[kueue.ClusterQueueReference]*queueStats),
+		specs:          make(map[kueue.ClusterQueueReference]queueSpec),
+		cohortReleases: make(map[kueue.CohortReference]time.Time),
+		cycleBusy:      cycleBusy,
+		shared:         shared,
+		admittedAt:     make(map[workload.Reference]eventTime),
+		evictedAt:      make(map[workload.Reference]eventTime),
+		changed:        make(map[kueue.ClusterQueueReference]struct{}),
+		changedAll:     true,
+		unlisted:       make(map[workload.Reference]unlistedArrival),
+		parked:         make(map[workload.Reference]parkedArrival),
 	}
-	e.pooled50, e.pooled90 = pooled50, pooled90
+	e.refreshHolds = lockhold.New(&e.mu, o.clock)
 	e.dirty.Store(true)
 	return e, nil
 }
@@ -341,13 +280,13 @@ func (e *Estimator) markChanged(cq kueue.ClusterQueueReference) {
 // markAllChanged records that every ClusterQueue is to be recomputed.
 func (e *Estimator) markAllChanged() {
 	defer e.dirty.Store(true)
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	e.changedAll = true
 }
 
 // takeChanged returns and resets what changed since the last call.
 func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	changed, all := e.changed, e.changedAll
 	e.changed, e.changedAll = make(map[kueue.ClusterQueueReference]struct{}), false
 	return changed, all
@@ -548,47 +487,25 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)
-	p, _ := e.pending.Get(nameFromReference(key))
+	p, _ := e.book.Pending.Get(nameFromReference(key))
 	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
 		since = at
 	}
-	e.forgetPending(key)
+	e.book.Forget(key)
 	delete(e.parked, key)
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
 	s := e.statsFor(cq)
-	s.Waits.Observe(max(now.Sub(since), 0).Seconds())
-	s.Admissions.ObserveAt(now)
-	if !s.FreedAt.IsZero() {
-		if d := now.Sub(s.FreedAt); d >= 0 {
-			s.AdmissionLatency.ObserveAt(now, d.Seconds())
-			e.admissionLatency.ObserveAt(now, d.Seconds())
-		}
-		s.FreedAt = time.Time{}
-	}
-	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && p.Untried() && !e.lastReleaseFor(cq, s).After(at) {
-		if d := now.Sub(at); d >= 0 {
-			s.FirstAttemptLatency.ObserveAt(now, d.Seconds())
-			e.firstAttemptLatency.ObserveAt(now, d.Seconds())
-		}
-	}
-	if !s.PreemptedAt.IsZero() {
-		if d := now.Sub(s.PreemptedAt); d >= 0 {
-			s.PreemptionDelay.Observe(d.Seconds())
-			s.PreemptionDelays.ObserveAt(now, d.Seconds())
-		}
-		if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.Before(s.PreemptedAt) && priorityOf(wl) > s.PreemptedPriority {
-			s.PreemptionReaction.ObserveAt(now, s.PreemptedAt.Sub(at).Seconds())
-		}
-		s.PreemptedAt = time.Time{}
-	}
+	arrived, hasArrival := p.ArrivedAt(wl.CreationTimestamp.Time)
+	e.shared.ObserveAdmission(s, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
+		Untried: p.Untried(), Priority: priorityOf(wl), LastRelease: e.lastReleaseFor(cq, s)})
 	score, ok := ledger.ScoreOf(p, key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
 	}
-	observeScore(s, score, now)
+	s.ObserveCoverage(now, score.P50.OK, score.Actual <= score.P50.Wait, score.P90.OK, score.Actual <= score.P90.Wait)
 	if score.Forecast.OK {
-		e.observeCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
+		e.shared.ObserveCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
 	}
 	return score, admissionScored
 }
@@ -615,7 +532,7 @@ func (e *Estimator) Start(ctx context.Context) error {
 		}
 		delay := e.opts.refreshPeriod
 		now := e.opts.clock.Now()
-		if needsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
+		if published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
 			e.refresh(ctx, false)
 			end := e.opts.clock.Now()
 			delay = budget.Spend(end, end.Sub(now))
@@ -623,21 +540,6 @@ func (e *Estimator) Start(ctx context.Context) error {
 		after := e.opts.clock.Now()
 		timer.Reset(refreshschedule.Next(after, delay, e.opts.refreshPeriod).Sub(after))
 	}
-}
-
-// needsRefresh says whether the published results r are to be recomputed
-// at now (in part: see recomputeSet): something was observed since
-// (dirty); the oldest of them is maxStaleness old; or the earliest
-// admission one of their P50s predicts has passed, so that "still pending" is news that changes the forecasts (the
-// remaining service of what runs, the phase of the cycle). Without the
-// last rule two replicas that refresh at different moments publish, for
-// up to maxStaleness, forecasts of admissions that already failed to
-// happen on one and not the other.
-func needsRefresh(dirty bool, now time.Time, r *Results, maxStaleness time.Duration) bool {
-	if dirty || r == nil || now.Sub(r.oldest) >= maxStaleness {
-		return true
-	}
-	return r != nil && !r.firstDue.IsZero() && !now.Before(r.firstDue)
 }
 
 // warmStart runs WarmStart with the reader given by WithWarmStart, if any.
@@ -657,10 +559,9 @@ func (e *Estimator) warmStart(ctx context.Context) {
 func (e *Estimator) markWarmed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.warmed {
+	if !e.early.Warmed() {
 		e.replayEarlyEvents(nil)
 	}
-	e.warmed = true
 }
 
 // NeedLeaderElection tells controller-runtime to run the refresh loop on
@@ -679,7 +580,7 @@ func (e *Estimator) Refresh(ctx context.Context) { e.refresh(ctx, true) }
 func (e *Estimator) refresh(ctx context.Context, all bool) {
 	defer e.recoverPanic("Refresh")
 	e.dirty.Store(false)
-	e.longestRefreshHold.Store(0)
+	e.refreshHolds.Reset()
 	start := e.opts.clock.Now()
 	e.resolveParkedArrivals(start)
 	changed, changedAll := e.takeChanged()
@@ -698,35 +599,35 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 		return
 	}
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
-	next, outputs := nextResults(start, prev, places, recompute)
-	writer := &ledgerWriter{e: e}
-	// After a panic too: what it took from e.unledgered goes back.
-	defer writer.restore()
+	next, outputs := published.Next(start, prev, places, recompute)
+	writer := ledger.NewWriter(&e.book, func() func() { return e.lockForRefresh().Unlock })
+	// After a panic too: what it took from e.book goes back.
+	defer writer.Restore()
 	scratch := refreshScratches.Get().(*refreshScratch)
 	for name, out := range outputs {
 		e.refreshQueue(start, cqs[name], out, writer, scratch)
 	}
 	refreshScratches.Put(scratch)
-	writer.restore()
-	next.seal()
+	writer.Restore()
+	next.Seal()
 	e.results.Store(next)
 	done = true
 	e.relistUnpublished(start, next, outputs)
 	if r := e.opts.reporter; r != nil {
 		for _, out := range outputs {
-			r.ReportQueueModel(out.model)
+			r.ReportQueueModel(out.Model)
 		}
 		for name := range prev.Queues() {
-			if _, ok := next.slots[name]; !ok {
+			if next.Part(name) == nil {
 				r.ClearQueueModel(name)
 			}
 		}
-		r.ReportRefresh(RefreshReport{PublishedAt: next.oldest, Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
-			LongestLockHold: time.Duration(e.longestRefreshHold.Load())})
+		r.ReportRefresh(RefreshReport{PublishedAt: next.Oldest(), Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
+			LongestLockHold: e.refreshHolds.Longest()})
 	}
-	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", len(next.slots), "recomputed", len(outputs),
-		"pendingWorkloads", next.pendingCount(), "duration", e.opts.clock.Since(start),
-		"longestLockHold", time.Duration(e.longestRefreshHold.Load()))
+	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", next.Len(), "recomputed", len(outputs),
+		"pendingWorkloads", next.PendingCount(), "duration", e.opts.clock.Since(start),
+		"longestLockHold", e.refreshHolds.Longest())
 }
 
 // unlistedArrival is where and when a workload of Estimator.unlisted was
@@ -744,7 +645,7 @@ type unlistedArrival struct {
 // inactive workload: the staleness rule refreshes its queue anyway) is
 // forgotten. The set is bounded by the arrivals of about one refresh.
 func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueResults) {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	if len(e.unlisted) == 0 {
 		return
 	}
@@ -758,8 +659,8 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 			kept[key] = a
 			continue
 		}
-		_, stillPending := e.pending.Get(nameFromReference(key))
-		_, isPublished := recomputed[a.clusterQueue].position(nameFromReference(key))
+		_, stillPending := e.book.Pending.Get(nameFromReference(key))
+		_, isPublished := recomputed[a.clusterQueue].Position(nameFromReference(key))
 		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
 			continue
 		}
@@ -773,19 +674,11 @@ func (e *Estimator) relistUnpublished(now time.Time, published *Results, recompu
 	}
 }
 
-// queuePlace is what decides, beside events and time, whether a refresh
-// recomputes a ClusterQueue: the root of its cohort tree (empty without a
-// cohort) and its AllocatableResourceGeneration.
-type queuePlace struct {
-	root       kueue.CohortReference
-	generation int64
-}
-
 // placesOf returns the place of every ClusterQueue of a snapshot.
 func placesOf(cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot) map[kueue.ClusterQueueReference]queuePlace {
 	places := make(map[kueue.ClusterQueueReference]queuePlace, len(cqs))
 	for name, cqs := range cqs {
-		places[name] = queuePlace{root: rootOf(cqs), generation: cqs.AllocatableResourceGeneration}
+		places[name] = queuePlace{Root: rootOf(cqs), Generation: cqs.AllocatableResourceGeneration}
 	}
 	return places
 }
@@ -810,13 +703,13 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 			return nil, nil, nil, err
 		}
 		places := placesOf(snap.ClusterQueues())
-		return snap.ClusterQueues(), places, recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
+		return snap.ClusterQueues(), places, published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
 	}
-	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.slotCount())
+	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.Len())
 	trees.VisitClusterQueues(func(cq kueue.ClusterQueueReference, root kueue.CohortReference, generation int64) {
-		places[cq] = queuePlace{root: root, generation: generation}
+		places[cq] = queuePlace{Root: root, Generation: generation}
 	})
-	recompute := recomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
+	recompute := published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
 	if len(recompute) == 0 {
 		return nil, places, recompute, nil
 	}
@@ -835,7 +728,7 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	}
 	if len(missing) > 0 {
 		defer e.dirty.Store(true)
-		defer e.lockForRefresh().unlock()
+		defer e.lockForRefresh().Unlock()
 		for _, name := range missing {
 			e.markChanged(name)
 		}
@@ -843,75 +736,17 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	return cqs, places, recompute, nil
 }
 
-// recomputeCause is why a refresh recomputes a ClusterQueue.
-type recomputeCause uint8
-
-const (
-	// ownInputs: something of its own changed (an event, its generation
-	// or cohort tree, the maximum staleness, an overdue P50), it has no
-	// published results, or every ClusterQueue is recomputed.
-	ownInputs recomputeCause = iota + 1
-	// cohortInputs: only another ClusterQueue of its cohort tree changed,
-	// which may or may not change what it can borrow or has lent.
-	cohortInputs
+// The refresh's choice of what to recompute and what to reuse is
+// [published]'s, with Kueue's names.
+type (
+	queuePlace     = published.Place[kueue.CohortReference]
+	recomputeCause = published.Cause
 )
 
-// recomputeSet says which ClusterQueues of places (the active ones) a
-// refresh at now recomputes: all of them when all is set; otherwise those
-// without published results, those an event changed (changed), those whose
-// AllocatableResourceGeneration (quota, cohort tree, a workload's removal)
-// or cohort tree changed since, those whose results are maxStaleness old
-// and those with an overdue P50 (the rules of needsRefresh, per
-// ClusterQueue) — and, since what a ClusterQueue can borrow depends on the
-// usage of every ClusterQueue of its cohort tree, every ClusterQueue of a
-// tree one of these is or was in, or one that disappeared was in. Each is
-// mapped to why: ownInputs for the rules above, cohortInputs for a member
-// only its tree brings in (keepUnchangedCohortMembers may leave it out).
-func recomputeSet(now time.Time, places map[kueue.ClusterQueueReference]queuePlace, prev *Results,
-	changed map[kueue.ClusterQueueReference]struct{}, all bool, maxStaleness time.Duration) map[kueue.ClusterQueueReference]recomputeCause {
-	out := make(map[kueue.ClusterQueueReference]recomputeCause, len(places))
-	if all {
-		for name := range places {
-			out[name] = ownInputs
-		}
-		return out
-	}
-	dirtyRoots := make(map[kueue.CohortReference]bool)
-	for name, place := range places {
-		q := prev.part(name)
-		_, evented := changed[name]
-		if q == nil || evented || q.generation != place.generation || q.root != place.root ||
-			now.Sub(q.model.At) >= maxStaleness || (!q.firstDue.IsZero() && !now.Before(q.firstDue)) {
-			out[name] = ownInputs
-			if place.root != "" {
-				dirtyRoots[place.root] = true
-			}
-			if q != nil && q.root != "" {
-				dirtyRoots[q.root] = true
-			}
-		}
-	}
-	if prev != nil {
-		for name, slot := range prev.slots {
-			if _, ok := places[name]; !ok && prev.queues[slot].root != "" {
-				dirtyRoots[prev.queues[slot].root] = true
-			}
-		}
-	}
-	if len(dirtyRoots) > 0 {
-		for name, place := range places {
-			if _, ok := out[name]; ok {
-				continue
-			}
-			if dirtyRoots[place.root] {
-				out[name] = cohortInputs
-			} else if q := prev.part(name); q != nil && dirtyRoots[q.root] {
-				out[name] = cohortInputs
-			}
-		}
-	}
-	return out
-}
+const (
+	ownInputs    = published.OwnInputs
+	cohortInputs = published.CohortInputs
+)
 
 // rootOf is the root of the cohort tree of a ClusterQueue, "" for none.
 func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
@@ -921,78 +756,13 @@ func rootOf(cqs *schdcache.ClusterQueueSnapshot) kueue.CohortReference {
 	return cqs.Parent().Root().Name
 }
 
-// nextResults starts the results that follow prev: the parts of the
-// ClusterQueues of places that are not to be recomputed are prev's, at the
-// same slots; those to be recomputed get empty parts, returned as outputs
-// for refreshQueue to fill. ClusterQueues no longer in places (no longer
-// active) are dropped. Nothing in it is proportional to the pending
-// workloads of the parts it reuses.
-func nextResults(at time.Time, prev *Results, places map[kueue.ClusterQueueReference]queuePlace,
-	recompute map[kueue.ClusterQueueReference]recomputeCause) (*Results, map[kueue.ClusterQueueReference]*queueResults) {
-	next := &Results{at: at}
-	kept := prev != nil && len(prev.slots) == len(places)
-	if kept {
-		for name := range places {
-			if _, ok := prev.slots[name]; !ok {
-				kept = false
-				break
-			}
-		}
-	}
-	if kept {
-		// The same ClusterQueues: the same slots, shared.
-		next.slots = prev.slots
-		next.queues = slices.Clone(prev.queues)
-	} else {
-		next.slots = make(map[kueue.ClusterQueueReference]uint32, len(places))
-		if prev != nil {
-			next.queues = make([]*queueResults, len(prev.queues))
-			for name, slot := range prev.slots {
-				if _, ok := places[name]; ok {
-					next.slots[name], next.queues[slot] = slot, prev.queues[slot]
-				}
-			}
-		}
-		free := 0
-		for name := range places {
-			if _, ok := next.slots[name]; ok {
-				continue
-			}
-			for free < len(next.queues) && next.queues[free] != nil {
-				free++
-			}
-			if free == len(next.queues) {
-				next.queues = append(next.queues, nil)
-			}
-			next.slots[name] = uint32(free)
-			// A placeholder until the part is built below; a slot freed
-			// by a dropped ClusterQueue is taken over here.
-			next.queues[free] = &queueResults{}
-			recompute[name] = ownInputs
-		}
-	}
-	outputs := make(map[kueue.ClusterQueueReference]*queueResults, len(recompute))
-	for name, place := range places {
-		if _, ok := recompute[name]; !ok {
-			continue
-		}
-		slot := next.slots[name]
-		// Sized by refreshQueue, which knows how many are pending now.
-		q := newQueueResults(0)
-		q.root, q.generation = place.root, place.generation
-		next.queues[slot] = q
-		outputs[name] = q
-	}
-	return next, outputs
-}
-
 // refreshQueue converts one ClusterQueue's state to the engine's terms,
 // rolls it, publishes its model and forecasts into out, and gives the ledger
 // the first estimate of each workload.
 func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnapshot, out *queueResults, writer *ledgerWriter, scratch *refreshScratch) {
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
-	out.reserve(len(pending))
+	out.Reserve(len(pending))
 	names, pendingIn := scratch.take(len(pending))
 	defer scratch.drop()
 
@@ -1020,7 +790,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	view := in.view
 	cohort := cohortViewOf(cqs, in.spec, now)
-	capModel := cohort.capacity
+	capModel := cohort.Capacity
 	queue := engine.Queue{
 		Capacity:           capModel,
 		Running:            make([]engine.Running, 0, len(cqs.Workloads)),
@@ -1043,13 +813,13 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		queue.Running = append(queue.Running, r)
 	}
 	queue.Classes = classes.shapes
-	queue.Lent, queue.LentHolders = cohort.lent, cohort.holders
-	if cohort.reclaim != "" && len(cohort.holders) > 0 {
+	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
+	if cohort.Reclaim != cohortview.NoReclaim && len(cohort.Holders) > 0 {
 		top := int32(math.MinInt32)
 		for _, p := range queue.Pending {
 			top = max(top, p.Priority)
 		}
-		queue.LentHolders = reclaimedHolders(cohort, top, e.reclaimDelaysOf(cqs.Name, cohort.sources))
+		queue.LentHolders = cohort.ReclaimedHolders(top, e.reclaimDelaysOf(cqs.Name, cohort.Sources))
 	}
 
 	rolled, err := e.engine.Roll(queue, in.seed)
@@ -1066,42 +836,27 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	if rolled.ForecastErr != nil {
 		e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", rolled.ForecastErr)
 	}
-	model := QueueModel{ClusterQueue: cqs.Name, At: now, APriori: rolled.Model,
-		PendingWorkloads: len(pending), UnfeasibleWorkloads: rolled.UnfeasibleWorkloads}
-	if view.HasEMA {
-		model.EMAWait, model.HasEMA = engine.Seconds(view.EMA), true
-	}
-	model.P50Coverage, model.P90Coverage, model.HasCoverage = view.P50Coverage, view.P90Coverage, view.HasCoverage
-	model.ScoredWorkloads = view.Scored
+	model := queuestats.ModelOf(cqs.Name, now, view, &rolled, len(pending))
 	switch {
 	case e.opts.admissionFairShare && in.spec.admissionScope:
 		model.UnmodelledOrdering = OrderingAdmissionFairSharing
 	case e.opts.fairSharing && cqs.HasParent():
 		model.UnmodelledOrdering = OrderingFairSharing
 	}
-	if view.Calibrated {
-		model.Calibrated = true
-		model.P50Adjustment, model.P90Adjustment = math.Exp(view.Calibration.Q50), math.Exp(view.Calibration.Q90)
-	}
-	out.model, out.hasModel = model, true
-	out.whatIf = rolled.Scene
+	out.Model, out.HasModel = model, true
+	out.WhatIf = rolled.Scene
 	if cqs.HasParent() {
-		out.cohort = cohort
+		out.Cohort = cohort
 	}
 
 	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
 	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
 	for i, name := range names {
 		r := rolled.Estimates[i]
-		est := WorkloadEstimate{ClusterQueue: cqs.Name, Admissibility: Quotable, Method: MethodNone, EstimatedAt: now}
-		if r.Unfeasible {
-			est.Admissibility, est.Reason = Unfeasible, r.Reason
-		} else {
-			est.SetWait(r.Wait)
-		}
-		out.add(name, estimates.Store(est, stamp), est.Reason)
-		if est.Admissibility == Quotable && writer.wants(name) {
-			writer.add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
+		est := estimates.EstimateOf(cqs.Name, now, r)
+		out.Add(name, estimates.Store(est, stamp), est.Reason)
+		if est.Admissibility == Quotable && writer.Wants(name) {
+			writer.Add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
 		}
 	}
 }
@@ -1250,7 +1005,7 @@ func (s *refreshScratch) drop() {
 // pending in a ClusterQueue (see queueStats.quotablePending); with no roll
 // to tell, all of them count.
 func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	e.statsFor(cq).QuotablePending = n
 }
 
@@ -1266,85 +1021,24 @@ type queueInputs struct {
 	seed [2]uint64
 }
 
-// minOwnLatencySamples is how many admission latencies a ClusterQueue
-// measures before its roll draws from its own: the latency is mostly the
-// scheduler's (its cycle, the requeue, the admission's write), which every
-// ClusterQueue shares, and one or two samples of a quiet ClusterQueue (or
-// none: a latency of 0) say less about it than the others' recent ones.
-const minOwnLatencySamples = 8
-
-// sharedLatencySampleSize bounds the estimator-wide reservoir of admission
-// latencies.
-const sharedLatencySampleSize = 64
-
-// latencyOf returns the mean admission latency a ClusterQueue with stats s
-// rolls with and the sample it draws from: its own once it has
-// minOwnLatencySamples, else every ClusterQueue's (which holds its own);
-// 0 and none when nothing was measured anywhere. Under e.mu.
-func (e *Estimator) latencyOf(s *queueStats) (float64, []float64) {
-	r := e.latencyReservoirOf(s)
-	mean, ok := r.Mean()
-	if !ok {
-		return 0, nil
-	}
-	return mean, r.AppendValues(nil)
-}
-
-// latencyReservoirOf is the reservoir of admission latencies latencyOf
-// reads for s. Under e.mu.
-func (e *Estimator) latencyReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.AdmissionLatency.Len() < minOwnLatencySamples {
-		return e.admissionLatency
-	}
-	return s.AdmissionLatency
-}
-
-// firstAttemptReservoirOf is the reservoir of first-attempt latencies a
-// ClusterQueue with stats s rolls with: its own once it holds
-// minOwnLatencySamples, else every ClusterQueue's. Under e.mu.
-func (e *Estimator) firstAttemptReservoirOf(s *queueStats) *stats.ServiceTimes {
-	if s.FirstAttemptLatency.Len() < minOwnLatencySamples {
-		return e.firstAttemptLatency
-	}
-	return s.FirstAttemptLatency
-}
-
-// newSharedLatencies makes an estimator-wide reservoir of latencies, of
-// sharedLatencySampleSize.
-func newSharedLatencies(c statsConfig) (*stats.ServiceTimes, error) {
-	return stats.NewServiceTimes(c.Clock, c.Rand, stats.ReservoirOptions{
-		Capacity: sharedLatencySampleSize, HalfLife: c.HalfLife, MinSamples: 1,
-	})
-}
-
-// viewOf is the view of s a roll gets: its own statistics, with the
-// admission latency of latencyOf and the first-attempt latencies of
-// firstAttemptReservoirOf. Under e.mu.
-func (e *Estimator) viewOf(s *queueStats) statsView {
-	v := s.View()
-	v.AdmissionLatency, v.AdmissionLatencySample = e.latencyOf(s)
-	v.FirstAttemptLatencySample = e.firstAttemptReservoirOf(s).AppendValues(nil)
-	return v
-}
-
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
-// of its lent quota (see reclaimDelays).
-func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) reclaimDelays {
-	defer e.lockForRefresh().unlock()
-	var d reclaimDelays
+// of its lent quota (see cohortview.Delays).
+func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) cohortview.Delays[kueue.ClusterQueueReference] {
+	defer e.lockForRefresh().Unlock()
+	var d cohortview.Delays[kueue.ClusterQueueReference]
 	s := e.statsFor(lender)
-	d.decision, _ = e.latencyReservoirOf(s).Mean()
-	d.writeLag, _ = s.WriteLag.Value()
+	d.Decision, _ = e.shared.LatencyReservoirOf(s).Mean()
+	d.WriteLag, _ = s.WriteLag.Value()
 	for _, src := range sources {
-		if _, done := d.release[src.clusterQueue]; done {
+		if _, done := d.Release[src.ClusterQueue]; done {
 			continue
 		}
-		if hs, ok := e.perQueue[src.clusterQueue]; ok {
+		if hs, ok := e.perQueue[src.ClusterQueue]; ok {
 			if r, ok := hs.ReleaseDelay.Value(); ok {
-				if d.release == nil {
-					d.release = make(map[kueue.ClusterQueueReference]float64)
+				if d.Release == nil {
+					d.Release = make(map[kueue.ClusterQueueReference]float64)
 				}
-				d.release[src.clusterQueue] = r
+				d.Release[src.ClusterQueue] = r
 			}
 		}
 	}
@@ -1356,13 +1050,13 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 // pending workloads' names) it sets whether the workload is untried and,
 // if so, how long it has waited at now. It hands ledger the workloads
 // registered without a ledger line since it last took them (see
-// ledgerWriter).
+// ledger.Writer).
 func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, writer *ledgerWriter) queueInputs {
-	defer e.lockForRefresh().unlock()
-	writer.takeUnledgeredLocked()
+	defer e.lockForRefresh().Unlock()
+	writer.TakeUnledgered()
 	for i := range untried {
 		c := &untried[i]
-		p, ok := e.pending.Get(names[c.index])
+		p, ok := e.book.Pending.Get(names[c.index])
 		if !ok || !p.Untried() {
 			continue
 		}
@@ -1377,12 +1071,12 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 		}
 	}
 	s := e.statsFor(cqs.Name)
-	in.view = e.viewOf(s)
+	in.view = e.shared.View(s)
 	meanService := e.opts.priorMeanService.Seconds()
 	if in.view.HasService {
 		meanService = in.view.ServiceMean
 	}
-	in.view.Calibration, in.view.Calibrated = e.currentCalibration(s, engine.CalibrationScale(meanService))
+	in.view.Calibration, in.view.Calibrated = e.shared.Calibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}

@@ -601,8 +601,8 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 	if mean, _ := s.Service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
-	if e.pending.Len() != 0 || len(e.admittedAt) != 0 {
-		t.Errorf("per-workload times leaked: pending %v, admitted %v", e.pending, e.admittedAt)
+	if e.book.Pending.Len() != 0 || len(e.admittedAt) != 0 {
+		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.book.Pending, e.admittedAt)
 	}
 }
 
@@ -821,7 +821,7 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.viewOf(e.perQueue["cq"])
+	v := e.shared.View(e.perQueue["cq"])
 	e.mu.Unlock()
 	type delays struct{ AdmissionLatency, PreemptionDelay float64 }
 	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
@@ -838,7 +838,7 @@ func TestReclaimDoesNotMeasureAPreemptionDelay(t *testing.T) {
 	e.Refresh(env.ctx)
 	preemptThenAdmitFor(env, e, kueue.InCohortReclamationReason)
 	e.mu.Lock()
-	v := e.viewOf(e.perQueue["cq"])
+	v := e.shared.View(e.perQueue["cq"])
 	e.mu.Unlock()
 	if v.PreemptionDelay != 0 {
 		t.Errorf("preemption delay after a reclaim = %v s, want none measured (0)", v.PreemptionDelay)
@@ -969,7 +969,7 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.viewOf(e.perQueue["cq"])
+	v := e.shared.View(e.perQueue["cq"])
 	e.mu.Unlock()
 	if diff := cmp.Diff(3.25, v.PreemptionDelay, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("preemption delay in seconds (-want +got):\n%s", diff)
@@ -1025,7 +1025,7 @@ func TestPreemptionReactionIsMeasuredFromThePreemptorsArrival(t *testing.T) {
 			e.ObserveAdmission(in, env.clock.Now())
 
 			e.mu.Lock()
-			v := e.viewOf(e.perQueue["cq"])
+			v := e.shared.View(e.perQueue["cq"])
 			e.mu.Unlock()
 			type got struct {
 				Reactions, Delays []float64
@@ -1074,7 +1074,7 @@ func TestCompletionMeasuresLatencyOnlyWithQuotableWorkloadsPending(t *testing.T)
 			e.ObserveAdmission(runningWorkload("later", "cq", "500m", env.clock.Now()), env.clock.Now())
 
 			e.mu.Lock()
-			v := e.viewOf(e.perQueue["cq"])
+			v := e.shared.View(e.perQueue["cq"])
 			e.mu.Unlock()
 			if diff := cmp.Diff(tc.want, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("latency sample in seconds (-want +got):\n%s", diff)
@@ -1101,7 +1101,7 @@ func TestAdmissionLatencySampleIsKept(t *testing.T) {
 		e.ObserveAdmission(runningWorkload(fmt.Sprintf("a%d", i), "cq", "500m", env.clock.Now()), env.clock.Now())
 	}
 	e.mu.Lock()
-	v := e.viewOf(e.perQueue["cq"])
+	v := e.shared.View(e.perQueue["cq"])
 	e.mu.Unlock()
 	slices.Sort(v.AdmissionLatencySample)
 	if diff := cmp.Diff([]float64{0.5, 1, 3}, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
@@ -1113,7 +1113,7 @@ func TestAdmissionLatencySampleIsKept(t *testing.T) {
 }
 
 // TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough: a ClusterQueue rolls
-// with its own admission latencies once it has minOwnLatencySamples of
+// with its own admission latencies once it has queuestats.MinOwnLatencySamples of
 // them, and before that with every ClusterQueue's; with none measured
 // anywhere, with none.
 func TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough(t *testing.T) {
@@ -1140,11 +1140,11 @@ func TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough(t *testing.T) {
 			for cq, sample := range map[kueue.ClusterQueueReference][]float64{"quiet": tc.quiet, "busy": tc.busy} {
 				for _, d := range sample {
 					e.statsFor(cq).AdmissionLatency.ObserveAt(env.clock.Now(), d)
-					e.admissionLatency.ObserveAt(env.clock.Now(), d)
+					e.shared.AdmissionLatency.ObserveAt(env.clock.Now(), d)
 				}
 			}
 			var got latency
-			got.Mean, got.Sample = e.latencyOf(e.statsFor("quiet"))
+			got.Mean, got.Sample = e.shared.Latency(e.statsFor("quiet"))
 			slices.Sort(got.Sample)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("latency quiet rolls with (-want +got):\n%s", diff)

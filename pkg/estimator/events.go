@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -16,7 +15,9 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
+	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -163,7 +164,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, ok := e.pending.Get(nameFromReference(key))
+	p, ok := e.book.Pending.Get(nameFromReference(key))
 	_, admitted := e.admittedAt[key]
 	switch {
 	case known:
@@ -173,7 +174,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 		// any of them.
 		e.changedAll = true
 	}
-	e.forgetPending(key)
+	e.book.Forget(key)
 	delete(e.parked, key)
 	delete(e.admittedAt, key)
 	delete(e.evictedAt, key)
@@ -198,7 +199,7 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 		e.park(key, arrival)
 		return
 	}
-	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: arrivalEvent, apply: func() { e.recordArrival(key, cq, arrival) }})
+	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: earlyevents.Arrival, Apply: func() { e.recordArrival(key, cq, arrival) }})
 }
 
 // parkedArrival is a workload's arrival as onWorkloadAdd saw it: its
@@ -215,7 +216,7 @@ type parkedArrival struct {
 // recordArrival records that workload key arrived in cq as a says. Under
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
-	e.trackPending(key, a.name, ledger.ArrivalOffset(a.created, a.at))
+	e.book.Track(key, a.name, ledger.ArrivalOffset(a.created, a.at))
 	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
 	e.statsFor(cq).ObserveArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
@@ -262,9 +263,9 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 		return
 	}
 	defer e.dirty.Store(true)
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	for _, r := range found {
-		e.applyOrDeferLocked(earlyEvent{key: r.key, cq: r.cq, kind: arrivalEvent, apply: func() {
+		e.applyOrDeferLocked(earlyEvent{Key: r.key, ClusterQueue: r.cq, Kind: earlyevents.Arrival, Apply: func() {
 			if e.parked[r.key] != r.a {
 				return
 			}
@@ -276,7 +277,7 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 
 // parkedArrivals returns a copy of Estimator.parked, nil when empty.
 func (e *Estimator) parkedArrivals() map[workload.Reference]parkedArrival {
-	defer e.lockForRefresh().unlock()
+	defer e.lockForRefresh().Unlock()
 	if len(e.parked) == 0 {
 		return nil
 	}
@@ -302,7 +303,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		// admission is a new one.
 		key := workload.Key(newWl)
 		now := e.opts.clock.Now()
-		e.applyOrDefer(earlyEvent{key: key, cq: admission.ClusterQueue, kind: releaseEvent, apply: func() {
+		e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: admission.ClusterQueue, Kind: earlyevents.Release, Apply: func() {
 			delete(e.admittedAt, key)
 			e.noteRelease(admission.ClusterQueue, now)
 			if at, ok := e.evictedAt[key]; ok {
@@ -328,15 +329,15 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		evictedAt = c.LastTransitionTime.Time
 	}
 	created := newWl.CreationTimestamp.Time
-	kind := finishEvent
+	kind := earlyevents.Finish
 	var shapeKey string
 	if !finished {
-		kind = preemptionEvent
+		kind = earlyevents.Preemption
 	} else {
 		// The shape's service sample is keyed as its admissions are.
 		shapeKey, _, _ = admittedDemand(admission)
 	}
-	e.applyOrDefer(earlyEvent{key: key, cq: cq, kind: kind, apply: func() {
+	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: kind, Apply: func() {
 		s := e.statsFor(cq)
 		e.noteRelease(cq, now)
 		if finished {
@@ -358,7 +359,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
-			e.trackPending(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
+			e.book.Track(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
 			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
 			s.Preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
@@ -436,7 +437,7 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 func (e *Estimator) markTried(key workload.Reference) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if p := e.pending.Find(nameFromReference(key)); p != nil {
+	if p := e.book.Pending.Find(nameFromReference(key)); p != nil {
 		p.Arrived |= ledger.TriedBit
 	}
 }
@@ -452,7 +453,7 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	// The demand shape counts here, once per admission on every replica,
 	// not in the scheduler's hook.
 	shapeKey, demand, hasShape := admittedDemand(wl.Status.Admission)
-	if e.applyOrDefer(earlyEvent{key: workload.Key(wl), cq: wl.Status.Admission.ClusterQueue, kind: admissionEvent, apply: func() {
+	if e.applyOrDefer(earlyEvent{Key: workload.Key(wl), ClusterQueue: wl.Status.Admission.ClusterQueue, Kind: earlyevents.Admission, Apply: func() {
 		score, outcome = e.recordAdmission(wl, now, seenByInformer)
 		if hasShape {
 			e.statsFor(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, priorityOf(wl), shapeKey, demand)
@@ -466,29 +467,8 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 }
 
 // earlyEvent is a workload transition the event handlers saw; before the
-// estimator is warm it waits in e.early, so that none is lost between the
-// informer's sync and the warm start's read of the same cache.
-type earlyEvent struct {
-	key workload.Reference
-	// cq is the ClusterQueue whose inputs the event changes.
-	cq    kueue.ClusterQueueReference
-	kind  eventKind
-	apply func() // under e.mu
-}
-
-type eventKind uint8
-
-const (
-	arrivalEvent eventKind = iota
-	admissionEvent
-	releaseEvent
-	finishEvent
-	preemptionEvent
-)
-
-// maxEarlyEvents bounds the events kept before the warm start; more are
-// dropped (and logged): the statistics then miss them, nothing else.
-const maxEarlyEvents = 1 << 16
+// estimator is warm it waits in e.early (see earlyevents.Buffer).
+type earlyEvent = earlyevents.Event[workload.Reference, kueue.ClusterQueueReference]
 
 // applyOrDefer applies an event now, or keeps it for the warm start, and
 // says which: a deferred event's apply runs later, on another goroutine.
@@ -502,63 +482,19 @@ func (e *Estimator) applyOrDefer(ev earlyEvent) (applied bool) {
 // applyOrDeferLocked is applyOrDefer for a caller that holds e.mu and sets
 // e.dirty.
 func (e *Estimator) applyOrDeferLocked(ev earlyEvent) (applied bool) {
-	e.markChanged(ev.cq)
-	if e.warmed {
-		ev.apply()
-		return true
-	}
-	if len(e.early) >= maxEarlyEvents {
-		e.earlyDropped++
-		return false
-	}
-	e.early = append(e.early, ev)
-	return false
-}
-
-// listedState is what the warm start read of a workload, to tell which
-// early events its statistics already hold.
-type listedState struct {
-	admitted, finished, evictedByPreemption bool
-}
-
-// alreadyListed reports whether the warm start's read already holds the
-// event: a listed workload's arrival (its creation is seeded), its
-// admission when listed admitted or finished, the release of its quota when
-// listed without one, its finish when listed finished, its preemption when
-// listed evicted by preemption.
-func (ev earlyEvent) alreadyListed(listed map[workload.Reference]listedState) bool {
-	st, ok := listed[ev.key]
-	if !ok {
-		return false
-	}
-	switch ev.kind {
-	case admissionEvent:
-		return st.admitted || st.finished
-	case releaseEvent:
-		return !st.admitted
-	case finishEvent:
-		return st.finished
-	case preemptionEvent:
-		return st.evictedByPreemption
-	}
-	return true
+	e.markChanged(ev.ClusterQueue)
+	return e.early.ApplyOrKeep(ev)
 }
 
 // replayEarlyEvents applies the events kept before warming, but those
-// listed holds already (nil: none). The caller holds e.mu.
-func (e *Estimator) replayEarlyEvents(listed map[workload.Reference]listedState) {
-	applied := 0
-	for _, ev := range e.early {
-		if !ev.alreadyListed(listed) {
-			ev.apply()
-			applied++
-		}
-	}
-	if len(e.early) > 0 || e.earlyDropped > 0 {
+// listed holds already (nil: none), and makes the estimator warm. The
+// caller holds e.mu.
+func (e *Estimator) replayEarlyEvents(listed map[workload.Reference]earlyevents.Listed) {
+	kept, applied, dropped := e.early.Warm(listed)
+	if kept > 0 || dropped > 0 {
 		e.opts.log.V(2).Info("Wait time estimator replayed the events seen before it was warm",
-			"events", len(e.early), "applied", applied, "dropped", e.earlyDropped)
+			"events", kept, "applied", applied, "dropped", dropped)
 	}
-	e.early, e.earlyDropped = nil, 0
 }
 
 // WarmStart seeds the statistics from the Workload and ClusterQueue objects
@@ -579,22 +515,15 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	if err := reader.List(ctx, &cqs); err != nil {
 		return fmt.Errorf("estimator: warm start: listing cluster queues from the cache: %w", err)
 	}
-	type seeds struct {
-		arrivals, preemptions []time.Time
-		arrivalsByPriority    map[int32][]time.Time
-		serviceByPriority     map[int32][]stats.Span
-		service, waits        []stats.Span
-		earliest              time.Time
-	}
-	per := make(map[kueue.ClusterQueueReference]*seeds)
+	per := make(map[kueue.ClusterQueueReference]*queuestats.Seeds)
 	// Pending workloads get a ledger line at the next refresh; their
 	// arrival time is their queueing time in the API (unknown here).
 	var pendingKeys []workload.Reference
-	listed := make(map[workload.Reference]listedState, len(wls.Items))
-	get := func(cq kueue.ClusterQueueReference) *seeds {
+	listed := make(map[workload.Reference]earlyevents.Listed, len(wls.Items))
+	get := func(cq kueue.ClusterQueueReference) *queuestats.Seeds {
 		s, ok := per[cq]
 		if !ok {
-			s = &seeds{}
+			s = &queuestats.Seeds{}
 			per[cq] = s
 		}
 		return s
@@ -606,35 +535,23 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 			continue
 		}
 		s := get(cq)
-		created := wl.CreationTimestamp.Time
-		s.arrivals = append(s.arrivals, created)
-		if s.arrivalsByPriority == nil {
-			s.arrivalsByPriority = make(map[int32][]time.Time)
-		}
 		prio := priorityOf(wl)
-		s.arrivalsByPriority[prio] = append(s.arrivalsByPriority[prio], created)
-		if s.earliest.IsZero() || created.Before(s.earliest) {
-			s.earliest = created
-		}
+		s.AddArrival(wl.CreationTimestamp.Time, prio)
 		if at, ok := admissionTime(wl); ok {
-			s.waits = append(s.waits, stats.Span{Start: queuedSince(wl), End: at})
+			s.AddWait(stats.Span{Start: queuedSince(wl), End: at})
 		}
 		if span, ok := serviceSpan(wl, wl); ok && isFinished(wl) {
-			s.service = append(s.service, span)
-			if s.serviceByPriority == nil {
-				s.serviceByPriority = make(map[int32][]stats.Span)
-			}
-			s.serviceByPriority[prio] = append(s.serviceByPriority[prio], span)
+			s.AddService(prio, span)
 		}
 		if isEvictedByPreemption(wl) {
 			if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
-				s.preemptions = append(s.preemptions, c.LastTransitionTime.Time)
+				s.AddPreemption(c.LastTransitionTime.Time)
 			}
 		}
 		if wl.Status.Admission == nil && !isFinished(wl) {
 			pendingKeys = append(pendingKeys, workload.Key(wl))
 		}
-		listed[workload.Key(wl)] = listedState{admitted: wl.Status.Admission != nil, finished: isFinished(wl), evictedByPreemption: isEvictedByPreemption(wl)}
+		listed[workload.Key(wl)] = earlyevents.Listed{Admitted: wl.Status.Admission != nil, Finished: isFinished(wl), EvictedByPreemption: isEvictedByPreemption(wl)}
 	}
 
 	e.mu.Lock()
@@ -643,30 +560,14 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		e.specs[kueue.ClusterQueueReference(cqs.Items[i].Name)] = queueSpecOf(&cqs.Items[i])
 	}
 	for cq, s := range per {
-		qs := e.statsFor(cq)
-		qs.SeedArrivals(s.earliest, s.arrivals, s.arrivalsByPriority)
-		qs.Preemptions.Seed(s.earliest, s.preemptions)
-		slices.SortFunc(s.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.Service.Seed(s.service)
-		// In priority order: the reservoirs share the estimator's random
-		// source.
-		for _, prio := range slices.Sorted(maps.Keys(s.serviceByPriority)) {
-			spans := s.serviceByPriority[prio]
-			if qs.Priority(prio) != nil {
-				slices.SortFunc(spans, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-				qs.SeedPriorityService(prio, spans)
-			}
-		}
-		slices.SortFunc(s.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
-		qs.Waits.Seed(s.waits)
+		e.statsFor(cq).Seed(s)
 	}
 	for _, key := range pendingKeys {
-		if _, ok := e.pending.Get(nameFromReference(key)); !ok {
-			e.trackPending(key, nameFromReference(key), 0)
+		if _, ok := e.book.Pending.Get(nameFromReference(key)); !ok {
+			e.book.Track(key, nameFromReference(key), 0)
 		}
 	}
 	e.replayEarlyEvents(listed)
-	e.warmed = true
 	e.changedAll = true
 	e.dirty.Store(true)
 	e.opts.log.V(2).Info("Wait time estimator warmed from the cache", "workloads", len(wls.Items), "clusterQueues", len(per))

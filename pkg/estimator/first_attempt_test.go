@@ -13,6 +13,8 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 )
 
 // refusedCopy returns wl as the scheduler writes it when it cannot admit
@@ -111,7 +113,7 @@ func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			own := e.statsFor("cq").FirstAttemptLatency.AppendValues(nil)
-			shared := e.firstAttemptLatency.AppendValues(nil)
+			shared := e.shared.FirstAttemptLatency.AppendValues(nil)
 			if diff := cmp.Diff(tc.want, own, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("the ClusterQueue's first-attempt latencies in seconds (-want +got):\n%s", diff)
 			}
@@ -154,7 +156,7 @@ func TestPendingUpdatesMarkAWorkloadTried(t *testing.T) {
 			}
 			e.mu.Lock()
 			defer e.mu.Unlock()
-			p, ok := e.pending.Get(nameFromReference(workload.Key(p0)))
+			p, ok := e.book.Pending.Get(nameFromReference(workload.Key(p0)))
 			if !ok {
 				t.Fatal("p0 is not tracked")
 			}
@@ -213,7 +215,7 @@ func TestPreemptedWorkloadReentersTried(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-	p, ok := e.pending.Get(nameFromReference(workload.Key(victim)))
+	p, ok := e.book.Pending.Get(nameFromReference(workload.Key(victim)))
 	if !ok {
 		t.Fatal("the preempted r8 is not tracked as pending")
 	}
@@ -372,14 +374,14 @@ func TestRefreshTimesABurstByFirstAttemptsOnlyOutsideACohort(t *testing.T) {
 	}
 }
 
-// refreshWithLatencies gives ClusterQueue cq minOwnLatencySamples
+// refreshWithLatencies gives ClusterQueue cq queuestats.MinOwnLatencySamples
 // first-attempt latencies of 0.3 s and admission latencies of 5 s,
 // refreshes 100 ms later, and checks that wl's published mean, P50 and P90
 // are all want.
 func refreshWithLatencies(t *testing.T, env *testEnv, e *Estimator, cq kueue.ClusterQueueReference, wl *kueue.Workload, want time.Duration) {
 	t.Helper()
 	e.mu.Lock()
-	for range minOwnLatencySamples {
+	for range queuestats.MinOwnLatencySamples {
 		e.statsFor(cq).FirstAttemptLatency.ObserveAt(env.clock.Now(), 0.3)
 		e.statsFor(cq).AdmissionLatency.ObserveAt(env.clock.Now(), 5)
 	}

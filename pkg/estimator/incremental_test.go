@@ -1,8 +1,6 @@
 package estimator
 
 import (
-	"maps"
-	"slices"
 	"testing"
 	"time"
 
@@ -15,6 +13,9 @@ import (
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/published"
+	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
 )
 
 // cohortObjects are ClusterQueues a and b of cohort "team" and c and d of
@@ -75,19 +76,13 @@ func arriveIn(t *testing.T, env *testEnv, e *Estimator, lq string) *kueue.Worklo
 func publishedFor(at time.Time, cqs map[kueue.ClusterQueueReference]*schdcache.ClusterQueueSnapshot, edit func(map[kueue.ClusterQueueReference]*queueResults)) *Results {
 	parts := make(map[kueue.ClusterQueueReference]*queueResults, len(cqs))
 	for name, cqs := range cqs {
-		parts[name] = &queueResults{model: QueueModel{ClusterQueue: name, At: at}, hasModel: true,
-			root: rootOf(cqs), generation: cqs.AllocatableResourceGeneration}
+		parts[name] = &queueResults{Model: QueueModel{ClusterQueue: name, At: at}, HasModel: true,
+			Root: rootOf(cqs), Generation: cqs.AllocatableResourceGeneration}
 	}
 	if edit != nil {
 		edit(parts)
 	}
-	r := newResults(at)
-	for _, name := range slices.Sorted(maps.Keys(parts)) {
-		r.slots[name] = uint32(len(r.queues))
-		r.queues = append(r.queues, parts[name])
-	}
-	r.seal()
-	return r
+	return published.Build[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference](at, parts)
 }
 
 func TestRecomputeSet(t *testing.T) {
@@ -114,31 +109,31 @@ func TestRecomputeSet(t *testing.T) {
 			"a": ownInputs, "b": ownInputs, "c": ownInputs, "d": ownInputs}},
 		"an event in a ClusterQueue gone": {changed: []kueue.ClusterQueueReference{"gone"}},
 		"a quiet ClusterQueue at the maximum staleness": {
-			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].model.At = now.Add(-staleness) },
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].Model.At = now.Add(-staleness) },
 			want: map[kueue.ClusterQueueReference]recomputeCause{"c": ownInputs},
 		},
 		"a quiet cohort member at the maximum staleness": {
-			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["b"].model.At = now.Add(-staleness) },
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["b"].Model.At = now.Add(-staleness) },
 			want: map[kueue.ClusterQueueReference]recomputeCause{"a": cohortInputs, "b": ownInputs},
 		},
 		"a quiet ClusterQueue just under the maximum staleness": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) {
-				p["c"].model.At = now.Add(-staleness + time.Millisecond)
+				p["c"].Model.At = now.Add(-staleness + time.Millisecond)
 			},
 		},
 		"a quiet ClusterQueue whose first P50 is overdue": {
-			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].firstDue = now },
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].FirstDue = now },
 			want: map[kueue.ClusterQueueReference]recomputeCause{"d": ownInputs},
 		},
 		"a quiet ClusterQueue whose first P50 is still to come": {
-			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].firstDue = now.Add(time.Millisecond) },
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].FirstDue = now.Add(time.Millisecond) },
 		},
 		"a ClusterQueue whose AllocatableResourceGeneration moved": {
-			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].generation-- },
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["d"].Generation-- },
 			want: map[kueue.ClusterQueueReference]recomputeCause{"d": ownInputs},
 		},
 		"a ClusterQueue that left the cohort recomputes it": {
-			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].root = "team" },
+			edit: func(p map[kueue.ClusterQueueReference]*queueResults) { p["c"].Root = "team" },
 			want: map[kueue.ClusterQueueReference]recomputeCause{"a": cohortInputs, "b": cohortInputs, "c": ownInputs},
 		},
 		"a ClusterQueue with no results yet": {
@@ -147,7 +142,7 @@ func TestRecomputeSet(t *testing.T) {
 		},
 		"a cohort member that disappeared recomputes its cohort": {
 			edit: func(p map[kueue.ClusterQueueReference]*queueResults) {
-				p["gone"] = &queueResults{model: QueueModel{ClusterQueue: "gone", At: t0}, hasModel: true, root: "team"}
+				p["gone"] = &queueResults{Model: QueueModel{ClusterQueue: "gone", At: t0}, HasModel: true, Root: "team"}
 			},
 			want: map[kueue.ClusterQueueReference]recomputeCause{"a": cohortInputs, "b": cohortInputs},
 		},
@@ -158,7 +153,7 @@ func TestRecomputeSet(t *testing.T) {
 			for _, cq := range tc.changed {
 				changed[cq] = struct{}{}
 			}
-			got := recomputeSet(now, placesOf(cqs), publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
+			got := published.RecomputeSet(now, placesOf(cqs), publishedFor(t0, cqs, tc.edit), changed, tc.all, staleness)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("recomputed ClusterQueues (-want +got):\n%s", diff)
 			}
@@ -170,8 +165,8 @@ func TestRecomputeSet(t *testing.T) {
 // same part (the same value, not a recomputed equal one).
 func samePart(a, b *Results) map[kueue.ClusterQueueReference]bool {
 	out := make(map[kueue.ClusterQueueReference]bool)
-	for cq := range b.slots {
-		out[cq] = a.part(cq) != nil && a.part(cq) == b.part(cq)
+	for cq := range b.ClusterQueues() {
+		out[cq] = a.Part(cq) != nil && a.Part(cq) == b.Part(cq)
 	}
 	return out
 }
@@ -253,8 +248,8 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 	// Quiet for the maximum staleness: everything is recomputed, and the
 	// ledger keeps the first estimate.
 	before = after
-	env.clock.Step(maxStalenessFor(DefaultRefreshPeriod))
-	if !needsRefresh(e.dirty.Load(), env.clock.Now(), before, maxStalenessFor(DefaultRefreshPeriod)) {
+	env.clock.Step(refreshschedule.MaxStalenessFor(DefaultRefreshPeriod))
+	if !published.NeedsRefresh(e.dirty.Load(), env.clock.Now(), before, refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)) {
 		t.Errorf("the refresh loop would not refresh quiet results as old as the maximum staleness")
 	}
 	e.refresh(env.ctx, false)
@@ -327,7 +322,7 @@ func TestIncrementalRefreshFollowsClusterQueuesComingAndGoing(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("estimates by ClusterQueue (-want +got):\n%s", diff)
 	}
-	if got := after.pendingCount(); got != len(want) {
+	if got := after.PendingCount(); got != len(want) {
 		t.Errorf("pending count %d, want %d", got, len(want))
 	}
 }
@@ -344,7 +339,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 	}{
 		"listed by the next refresh":                           {listed: true, wait: time.Second, wantPublish: true},
 		"still unlisted: its ClusterQueue is recomputed again": {wait: time.Second, wantAgain: true},
-		"unlisted for the maximum staleness: forgotten":        {wait: maxStalenessFor(DefaultRefreshPeriod)},
+		"unlisted for the maximum staleness: forgotten":        {wait: refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -377,7 +372,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 			if _, ok := e.Results().Workload(workload.Key(arrived)); ok != tc.wantPublish {
 				t.Errorf("published at the second refresh = %v, want %v", ok, tc.wantPublish)
 			}
-			if tc.wait < maxStalenessFor(DefaultRefreshPeriod) {
+			if tc.wait < refreshschedule.MaxStalenessFor(DefaultRefreshPeriod) {
 				if samePart(before, e.Results())["c"] {
 					t.Error("the second refresh did not recompute c")
 				}
@@ -397,13 +392,14 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 // ClusterQueue's part.
 func allEstimates(r *Results) map[workload.Reference]WorkloadEstimate {
 	out := make(map[workload.Reference]WorkloadEstimate)
-	for _, q := range r.queues {
+	for cq := range r.ClusterQueues() {
+		q := r.Part(cq)
 		if q == nil {
 			continue
 		}
-		for name := range q.allNames() {
+		for name := range q.AllNames() {
 			key := referenceOf(name)
-			out[key], _ = q.estimate(key)
+			out[key], _ = q.Estimate(name)
 		}
 	}
 	return out
@@ -469,8 +465,8 @@ func TestCohortMemberIsRecomputedOnlyWhenWhatItCanBorrowOrHasLentChanges(t *test
 					t.Fatal(err)
 				}
 				now := env.clock.Now()
-				if got := cohortViewOf(snap.ClusterQueues()["b"], queueSpec{}, now); !got.sameAs(after.part("b").cohort, now, after.part("b").model.At) {
-					t.Errorf("b's cohort view now %+v, kept %+v", got, after.part("b").cohort)
+				if got := cohortViewOf(snap.ClusterQueues()["b"], queueSpec{}, now); !got.SameAs(after.Part("b").Cohort, now, after.Part("b").Model.At) {
+					t.Errorf("b's cohort view now %+v, kept %+v", got, after.Part("b").Cohort)
 				}
 			}
 		})

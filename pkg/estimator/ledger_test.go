@@ -7,7 +7,6 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
-	"maps"
 	"math/rand/v2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
@@ -122,8 +121,8 @@ func TestLedgerReportsWhatItCannotScore(t *testing.T) {
 	if diff := cmp.Diff(want, rep.unscored); diff != "" {
 		t.Errorf("unscored (-want,+got):\n%s", diff)
 	}
-	if len(rep.scores) != 0 || e.pending.Len() != 0 {
-		t.Errorf("scores %v, lines left %v", rep.scores, e.pending)
+	if len(rep.scores) != 0 || e.book.Pending.Len() != 0 {
+		t.Errorf("scores %v, lines left %v", rep.scores, &e.book.Pending)
 	}
 }
 
@@ -227,8 +226,8 @@ func TestHooksHandlersRefreshAndReadsRunConcurrently(t *testing.T) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.pending.Len() != 0 {
-		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.pending.Len())
+	if e.book.Pending.Len() != 0 {
+		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.book.Pending.Len())
 	}
 }
 
@@ -348,11 +347,11 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 	if got := s.Service.Count(); got != 2 {
 		t.Errorf("service observations = %d, want 2 (r0 once, r1)", got)
 	}
-	if _, ok := e.pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
+	if _, ok := e.book.Pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
 		t.Error("the workload that arrived during the warm start is not tracked")
 	}
-	if len(e.early) != 0 {
-		t.Errorf("%d events left waiting", len(e.early))
+	if e.early.Len() != 0 {
+		t.Errorf("%d events left waiting", e.early.Len())
 	}
 }
 
@@ -432,7 +431,7 @@ func TestRefreshReportsItsLongestLockHold(t *testing.T) {
 	if second < time.Millisecond || second >= first {
 		t.Errorf("second refresh's longest hold = %v, want at least its clock's step (1ms) and less than the first refresh's %v", second, first)
 	}
-	if n := e.Results().pendingCount(); n == 0 {
+	if n := e.Results().PendingCount(); n == 0 {
 		t.Error("the refreshes published no pending workload: no hold of the refresh was exercised")
 	}
 }
@@ -466,7 +465,7 @@ func TestLockForRefreshReleasesTheLockWhenTheClockPanics(t *testing.T) {
 				t.Error("lockForRefresh did not panic with a panicking clock")
 			}
 		}()
-		e.lockForRefresh().unlock()
+		e.lockForRefresh().Unlock()
 	}()
 	if !e.mu.TryLock() {
 		t.Fatal("the estimator's lock is still held after the clock panicked")
@@ -488,7 +487,7 @@ func TestRefreshHoldUnlockReleasesTheLockWhenTheClockPanics(t *testing.T) {
 				t.Error("unlock did not panic with a panicking clock")
 			}
 		}()
-		h.unlock()
+		h.Unlock()
 	}()
 	if !e.mu.TryLock() {
 		t.Fatal("the estimator's lock is still held after the clock panicked")
@@ -545,7 +544,7 @@ func TestArrivalInALocalQueueTheManagerMapsLateIsScored(t *testing.T) {
 			env.clock.Step(time.Second)
 			e.Refresh(env.ctx)
 			e.mu.Lock()
-			p, pending := e.pending.Get(nameFromReference(workload.Key(wl)))
+			p, pending := e.book.Pending.Get(nameFromReference(workload.Key(wl)))
 			parked := len(e.parked)
 			e.mu.Unlock()
 			if pending != tc.wantPending || parked != 0 {
@@ -605,11 +604,11 @@ func TestUnmappedArrivalIsLookedUpEveryPeriodOnlyWhileYoung(t *testing.T) {
 	}
 }
 
-// unledgeredKeys is the sorted keys of e.unledgered.
+// unledgeredKeys is the sorted keys of the workloads e.book holds without a line.
 func unledgeredKeys(e *Estimator) []workload.Reference {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return slices.Sorted(maps.Keys(e.unledgered))
+	return slices.Sorted(e.book.Unledgered())
 }
 
 // stamped reports whether workload wl has a ledger line.

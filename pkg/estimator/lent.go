@@ -98,7 +98,7 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 				h.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 			}
 			out = append(out, h)
-			sources = append(sources, holderSource{clusterQueue: m.Name, evicted: isEvicted(info.Obj)})
+			sources = append(sources, holderSource{ClusterQueue: m.Name, Evicted: isEvicted(info.Obj)})
 		}
 	}
 	return out, sources

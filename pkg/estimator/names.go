@@ -1,8 +1,6 @@
 package estimator
 
 import (
-	"strings"
-
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
@@ -21,12 +19,9 @@ func nameOf(wl *kueue.Workload) workloadName {
 	return workloadName{Namespace: wl.Namespace, Name: wl.Name}
 }
 
-// nameFromReference splits a Reference at its first "/" (a namespace
-// holds none). One without "/" is all namespace, as no workload's is.
-func nameFromReference(key workload.Reference) workloadName {
-	ns, name, _ := strings.Cut(string(key), "/")
-	return workloadName{Namespace: ns, Name: name}
-}
+// nameFromReference splits a Reference into its namespace and name (see
+// positions.NameOfKey).
+func nameFromReference(key workload.Reference) workloadName { return positions.NameOfKey(key) }
 
 // referenceOf joins n into its Reference (one allocation).
 func referenceOf(n workloadName) workload.Reference {
@@ -35,8 +30,4 @@ func referenceOf(n workloadName) workload.Reference {
 
 // appendReference appends n's Reference to buf: a map lookup by
 // workload.Reference(buf) then needs no string of its own.
-func appendReference(buf []byte, n workloadName) []byte {
-	buf = append(buf, n.Namespace...)
-	buf = append(buf, '/')
-	return append(buf, n.Name...)
-}
+func appendReference(buf []byte, n workloadName) []byte { return positions.AppendKey(buf, n) }

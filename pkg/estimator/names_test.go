@@ -2,14 +2,10 @@ package estimator
 
 import (
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
-
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
 func TestWorkloadNameJoinsAndSplitsAsKueuesReference(t *testing.T) {
@@ -42,35 +38,5 @@ func TestLedgerLookupByNameAllocatesNothing(t *testing.T) {
 	})
 	if !found || allocs != 0 {
 		t.Errorf("lookup found %v with %v allocations per run; want found with 0", found, allocs)
-	}
-}
-
-// A ClusterQueue's results find each pending workload by namespace and
-// name, also when one name is pending in several of its namespaces, and
-// nothing for a name pending only in another namespace.
-func TestResultsFindEachWorkloadOfANameInSeveralNamespaces(t *testing.T) {
-	q := newQueueResults(4)
-	added := []workloadName{{Namespace: "ns-a", Name: "x"}, {Namespace: "ns-a", Name: "y"}, {Namespace: "ns-b", Name: "x"}, {Namespace: "ns-c", Name: "x"}}
-	for i, name := range added {
-		q.add(name, estimates.Store(WorkloadEstimate{HasWait: true, ExpectedWait: time.Duration(1000*(i+1)) * time.Millisecond}, nil), "")
-	}
-	for i, name := range added {
-		got, ok := q.estimate(referenceOf(name))
-		if want := time.Duration(i+1) * time.Second; !ok || got.ExpectedWait != want {
-			t.Errorf("estimate(%s) = %v, %v; want %v", referenceOf(name), got.ExpectedWait, ok, want)
-		}
-	}
-	for _, key := range []workload.Reference{"ns-b/y", "ns-d/x", "ns-a/z", "ns-a"} {
-		if _, ok := q.estimate(key); ok {
-			t.Errorf("estimate(%s) found one; want none", key)
-		}
-	}
-	var names []workloadName
-	for name := range q.allNames() {
-		names = append(names, name)
-	}
-	less := func(a, b workloadName) bool { return referenceOf(a) < referenceOf(b) }
-	if diff := cmp.Diff(added, names, cmp.AllowUnexported(workloadName{}), cmpopts.SortSlices(less)); diff != "" {
-		t.Errorf("allNames() (-want,+got):\n%s", diff)
 	}
 }

@@ -105,35 +105,10 @@ func WithRefreshCPU(millicores int) Option {
 // WithMaxStaleness sets how old published results may get when nothing
 // changed before they are recomputed anyway, so that running workloads'
 // ages advance (must be ≥ the refresh period). Zero, the default, derives it
-// from the refresh period by the one staleness rule, [maxStalenessFor]: 10s
+// from the refresh period by the one staleness rule,
+// [refreshschedule.MaxStalenessFor]: 10s
 // at the default period of 1s.
 func WithMaxStaleness(d time.Duration) Option { return func(o *options) { o.maxStaleness = d } }
-
-// stalenessCap is the longest maximum staleness the rule of
-// [maxStalenessFor] derives from a refresh period shorter than it.
-const stalenessCap = 10 * time.Second
-
-// maxStalenessFor is the maximum staleness of an [Estimator] whose options
-// leave it unset, derived from its refresh period p:
-//
-//	max(p, min(10s, 10·p))
-//
-// Ten refresh periods, so that a scaled-down period (the evaluation's
-// 100ms, for the production default of 1s) republishes ten times as often
-// as production does; at most 10s, so that the ages users read never lag
-// more than that while the period is short; never less than one period,
-// which the refresh loop cannot beat. 1s gives 10s, 100ms gives 1s, 30s
-// gives 30s. A period ≤ 0 gives 0 (and New refuses the period).
-func maxStalenessFor(p time.Duration) time.Duration {
-	if p <= 0 {
-		return 0
-	}
-	tenPeriods := stalenessCap
-	if p < stalenessCap/10 {
-		tenPeriods = 10 * p
-	}
-	return max(p, tenPeriods)
-}
 
 // WithStatisticsHalfLife sets the half-life of the time-decayed arrival,
 // preemption and throughput rates (default 30m, must be > 0).

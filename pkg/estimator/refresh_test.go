@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 )
 
 func TestNeedsRefresh(t *testing.T) {
@@ -44,7 +45,7 @@ func TestNeedsRefresh(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := needsRefresh(tc.dirty, tc.now, tc.results, staleness); got != tc.want {
+			if got := published.NeedsRefresh(tc.dirty, tc.now, tc.results, staleness); got != tc.want {
 				t.Errorf("needsRefresh = %v, want %v", got, tc.want)
 			}
 		})

@@ -46,7 +46,7 @@ func (r *recordedTrees) VisitClusterQueues(visit func(cq kueue.ClusterQueueRefer
 		panic(err)
 	}
 	for name, place := range placesOf(snap.ClusterQueues()) {
-		visit(name, place.root, place.generation)
+		visit(name, place.Root, place.Generation)
 	}
 }
 
@@ -141,7 +141,7 @@ func TestTreeSnapshotsPublishWhatWholeSnapshotsDo(t *testing.T) {
 		t.Helper()
 		models := func(e *Estimator) map[kueue.ClusterQueueReference]QueueModel {
 			out := make(map[kueue.ClusterQueueReference]QueueModel)
-			for cq := range e.Results().slots {
+			for cq := range e.Results().ClusterQueues() {
 				out[cq], _ = e.Results().Queue(cq)
 			}
 			return out

@@ -2,7 +2,6 @@ package estimator
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 )
@@ -14,23 +13,6 @@ type (
 	statsConfig = queuestats.Config
 	statsView   = queuestats.View
 )
-
-// observeScore feeds a ledger score into the realized coverage of s.
-func observeScore(s *queueStats, sc Score, at time.Time) {
-	if sc.P50.OK {
-		s.P50Hits.ObserveAt(at, hit(sc.Actual <= sc.P50.Wait))
-	}
-	if sc.P90.OK {
-		s.P90Hits.ObserveAt(at, hit(sc.Actual <= sc.P90.Wait))
-	}
-}
-
-func hit(ok bool) float64 {
-	if ok {
-		return 1
-	}
-	return 0
-}
 
 // statsInvariant reports a constructor's error where queuestats.NewConfig
 // validated the configuration it was given, so none can happen. It panics

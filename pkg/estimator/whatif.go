@@ -61,8 +61,8 @@ func (e *Estimator) WhatIf(cq kueue.ClusterQueueReference, info *workload.Info) 
 	if info == nil || info.Obj == nil || len(info.TotalRequests) == 0 {
 		return out, fmt.Errorf("%w: it has no pod set", ErrInvalidWhatIf)
 	}
-	part := e.Results().part(cq)
-	if part == nil || part.whatIf == nil || !part.hasModel {
+	part := e.Results().Part(cq)
+	if part == nil || part.WhatIf == nil || !part.HasModel {
 		return out, fmt.Errorf("%w: %s", ErrUnknownClusterQueue, cq)
 	}
 	demand := workloadDemand(info)
@@ -78,26 +78,10 @@ func (e *Estimator) WhatIf(cq kueue.ClusterQueueReference, info *workload.Info) 
 
 // whatIf computes the answer of WhatIf on a published part.
 func (e *Estimator) whatIf(part *queueResults, demand capacity.Workload, priority int32, maxExec float64) WhatIfEstimate {
-	model := part.model
-	r := e.engine.WhatIf(part.whatIf, demand, priority, maxExec)
+	model := part.Model
+	r := e.engine.WhatIf(part.WhatIf, demand, priority, maxExec)
 	if r.ForecastErr != nil {
 		e.opts.log.V(4).Info("What-if wait time forecast failed", "clusterQueue", model.ClusterQueue, "err", r.ForecastErr)
 	}
-	out := WhatIfEstimate{
-		WorkloadEstimate: WorkloadEstimate{
-			ClusterQueue: model.ClusterQueue, Admissibility: Quotable, Method: MethodNone, EstimatedAt: model.At,
-		},
-		Priority:         priority,
-		Position:         r.Position,
-		ShapeServers:     r.Servers,
-		QueueHasRates:    model.HasRates,
-		QueueStable:      model.Stable,
-		QueueUtilization: model.Utilization,
-	}
-	if r.Unfeasible {
-		out.Admissibility, out.Reason = Unfeasible, r.Reason
-	} else {
-		out.SetWait(r.Wait)
-	}
-	return out
+	return estimates.WhatIfOf(model, priority, r)
 }

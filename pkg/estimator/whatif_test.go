@@ -264,8 +264,8 @@ func TestWhatIfOnAnUnstableQueue(t *testing.T) {
 	env := newTestEnv(t, strictPaperObjects())
 	e := env.estimator(t, WithPriorMeanService(20*time.Second), WithHorizon(time.Hour))
 	e.Refresh(env.ctx)
-	part := *e.Results().part("cq")
-	part.model.HasRates, part.model.Stable, part.model.Utilization = true, false, 1.5
+	part := *e.Results().Part("cq")
+	part.Model.HasRates, part.Model.Stable, part.Model.Utilization = true, false, 1.5
 	got := e.whatIf(&part, workloadDemand(whatIfInfo("500m", 0)), 0, 0)
 	if !got.QueueHasRates || got.QueueStable || got.QueueUtilization != 1.5 {
 		t.Errorf("queue model in the answer: rates %v, stable %v, ρ %v; want the unstable model", got.QueueHasRates, got.QueueStable, got.QueueUtilization)

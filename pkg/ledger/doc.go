@@ -4,7 +4,8 @@
 // ClusterQueue with what each baseline said from the same state; at the
 // workload's admission, [ScoreOf] judges every [Predictor] against the wait
 // that remained from that moment, the moment a submitter first saw an
-// answer.
+// answer. A [Book] holds the pending workloads' lines, and a refresh's
+// [Writer] gives each its first estimate.
 //
 // It imports nothing of Kueue or Kubernetes: the caller names workloads
 // and ClusterQueues with its own string types.

@@ -7,7 +7,10 @@
 //
 // [Config] makes a ClusterQueue's [Queue]; [NewConfig] validates it once by
 // making one of each statistic, so that making them later cannot fail.
-// [Queue.View] is the copy a refresh takes, as the engine's inputs.
+// [Queue.View] is the copy a refresh takes, as the engine's inputs;
+// [Shared] holds what every ClusterQueue pools (latencies while a
+// ClusterQueue measured too few of its own, and the pooled calibrators),
+// and [Shared.View] completes a Queue's view with it.
 //
 // It imports nothing of Kueue or Kubernetes; the caller guards a Queue
 // (the estimator, by its mutex) and owns the clock and the random source.

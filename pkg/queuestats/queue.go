@@ -3,7 +3,9 @@ package queuestats
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/calibration"
@@ -444,4 +446,62 @@ func (s *Queue) View() View {
 	v.HasCoverage = ok50 && ok90
 	v.Scored = s.P90Hits.Count()
 	return v
+}
+
+// Seeds are what a warm start read of the workloads of one ClusterQueue
+// (the informer's cache after a restart) for Queue.Seed: arrivals (in
+// all and by priority), the waits of admitted workloads, the service of
+// finished ones and preemptions. The zero value holds nothing.
+type Seeds struct {
+	arrivals, preemptions []time.Time
+	arrivalsByPriority    map[int32][]time.Time
+	serviceByPriority     map[int32][]stats.Span
+	service, waits        []stats.Span
+	earliest              time.Time
+}
+
+// AddArrival records a workload of the given priority created at created.
+func (sd *Seeds) AddArrival(created time.Time, priority int32) {
+	sd.arrivals = append(sd.arrivals, created)
+	if sd.arrivalsByPriority == nil {
+		sd.arrivalsByPriority = make(map[int32][]time.Time)
+	}
+	sd.arrivalsByPriority[priority] = append(sd.arrivalsByPriority[priority], created)
+	if sd.earliest.IsZero() || created.Before(sd.earliest) {
+		sd.earliest = created
+	}
+}
+
+// AddWait records the wait of an admitted workload.
+func (sd *Seeds) AddWait(wait stats.Span) { sd.waits = append(sd.waits, wait) }
+
+// AddService records the service of a finished workload of the given
+// priority.
+func (sd *Seeds) AddService(priority int32, service stats.Span) {
+	sd.service = append(sd.service, service)
+	if sd.serviceByPriority == nil {
+		sd.serviceByPriority = make(map[int32][]stats.Span)
+	}
+	sd.serviceByPriority[priority] = append(sd.serviceByPriority[priority], service)
+}
+
+// AddPreemption records an eviction by preemption at at.
+func (sd *Seeds) AddPreemption(at time.Time) { sd.preemptions = append(sd.preemptions, at) }
+
+// Seed seeds s with sd, its window starting at the earliest arrival.
+func (s *Queue) Seed(sd *Seeds) {
+	s.SeedArrivals(sd.earliest, sd.arrivals, sd.arrivalsByPriority)
+	s.Preemptions.Seed(sd.earliest, sd.preemptions)
+	slices.SortFunc(sd.service, func(a, b stats.Span) int { return a.End.Compare(b.End) })
+	s.Service.Seed(sd.service)
+	// In priority order: the reservoirs share the caller's random source.
+	for _, prio := range slices.Sorted(maps.Keys(sd.serviceByPriority)) {
+		spans := sd.serviceByPriority[prio]
+		if s.Priority(prio) != nil {
+			slices.SortFunc(spans, func(a, b stats.Span) int { return a.End.Compare(b.End) })
+			s.SeedPriorityService(prio, spans)
+		}
+	}
+	slices.SortFunc(sd.waits, func(a, b stats.Span) int { return a.End.Compare(b.End) })
+	s.Waits.Seed(sd.waits)
 }

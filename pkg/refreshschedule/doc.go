@@ -1,7 +1,8 @@
 // Package refreshschedule says when the estimator's refresh loop runs: on
 // wall-clock ticks every replica shares ([Next]), as often as a CPU budget
 // of a fraction of one core allows and at least once per maximum staleness
-// ([Budget]).
+// ([Budget]), where the maximum staleness an estimator leaves unset comes
+// from its refresh period ([MaxStalenessFor]).
 //
 // It imports nothing of Kueue or Kubernetes and reads no clock: the caller
 // passes the times.

@@ -79,3 +79,29 @@ func (b *Budget) Spend(end time.Time, d time.Duration) time.Duration {
 	b.balance = max(b.balance, -b.earned(b.maxStaleness-b.period))
 	return max(b.period, b.maxStaleness)
 }
+
+// stalenessCap is the longest maximum staleness the rule of
+// [MaxStalenessFor] derives from a refresh period shorter than it.
+const stalenessCap = 10 * time.Second
+
+// MaxStalenessFor is the maximum staleness of an estimator whose options
+// leave it unset, derived from its refresh period p:
+//
+//	max(p, min(10s, 10·p))
+//
+// Ten refresh periods, so that a scaled-down period (the evaluation's
+// 100ms, for the production default of 1s) republishes ten times as often
+// as production does; at most 10s, so that the ages users read never lag
+// more than that while the period is short; never less than one period,
+// which the refresh loop cannot beat. 1s gives 10s, 100ms gives 1s, 30s
+// gives 30s. A period ≤ 0 gives 0 (and the estimator refuses the period).
+func MaxStalenessFor(p time.Duration) time.Duration {
+	if p <= 0 {
+		return 0
+	}
+	tenPeriods := stalenessCap
+	if p < stalenessCap/10 {
+		tenPeriods = 10 * p
+	}
+	return max(p, tenPeriods)
+}

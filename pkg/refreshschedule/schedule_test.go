@@ -3,6 +3,8 @@ package refreshschedule
 import (
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // defaultMillicores is the estimator's default refresh CPU
@@ -114,5 +116,28 @@ func TestRefreshLoopStaysWithinItsCPUBudget(t *testing.T) {
 				t.Errorf("%dm, refreshes of %v: %v between two refreshes, more than the maximum staleness %v", millicores, cost, longest, staleness)
 			}
 		}
+	}
+}
+
+func TestMaxStalenessFor(t *testing.T) {
+	cases := map[string]struct {
+		period time.Duration
+		want   time.Duration
+	}{
+		"production default period: the cap":      {period: time.Second, want: 10 * time.Second},
+		"evaluation's scaled period: ten periods": {period: 100 * time.Millisecond, want: time.Second},
+		"between 1s and the cap: the cap":         {period: 5 * time.Second, want: 10 * time.Second},
+		"the cap itself":                          {period: 10 * time.Second, want: 10 * time.Second},
+		"above the cap: one period":               {period: 30 * time.Second, want: 30 * time.Second},
+		"one nanosecond: ten of them":             {period: time.Nanosecond, want: 10 * time.Nanosecond},
+		"zero period":                             {period: 0, want: 0},
+		"negative period":                         {period: -time.Second, want: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, MaxStalenessFor(tc.period)); diff != "" {
+				t.Errorf("MaxStalenessFor(%v) (-want,+got):\n%s", tc.period, diff)
+			}
+		})
 	}
 }
