@@ -13,7 +13,7 @@
 # By default the benchmarks build against the unpatched Kueue v0.19.2
 # module (GOWORK=off), as pkg/ is tested. Part of the refresh is Kueue's
 # own (ClusterQueue.Snapshot behind PendingWorkloadsInfo, Cache.Snapshot),
-# and the patch series changes it (0015, 0017): ESTIMATOR_BENCH_PATCHED=1
+# and the patch series changes it (0001, 0003): ESTIMATOR_BENCH_PATCHED=1
 # builds them against the patched tree of `make patch` instead, the
 # refresh as the patched manager runs it. The first line says which.
 #

@@ -4,26 +4,33 @@
 # no diffstat, fixed abbreviation, so a patch diff in review shows only real
 # changes.
 #
-# First it regenerates the one generated commit, which adds the estimator's
-# packages under pkg/scheduler/waittime (hack/vendor-estimator.sh), from pkg/
-# of this repository, and rebases the commits after it onto the new one: pkg/
-# is their only source, so `make patch update-patches` is the one command that
+# First it regenerates the generated commits, which add the estimator's
+# packages under pkg/scheduler/waittime (hack/vendor-estimator.sh), one a
+# package, from pkg/ of this repository, and rebases the commits after them
+# onto the new ones: pkg/ is their only source, so `make patch update-patches` is the one command that
 # brings the series up to date with a change in pkg/.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 out=${1:-${ROOT}/patches}
 
-# sync_vendored_commit: replaces the commit whose subject is VENDOR_SUBJECT
-# with one whose tree has pkg/scheduler/waittime as hack/vendor-estimator.sh
-# writes it now, and rebases the commits after it onto that one.
-sync_vendored_commit() {
-  local old parent tmp idx tree new msg
-  old=$(kgit log --format='%H%x09%s' pristine..main | awk -F '\t' -v s="${VENDOR_SUBJECT}" '$2 == s { print $1 }')
-  [[ -n "${old}" && "${old}" != *$'\n'* ]] ||
-    die "update-patches: want exactly one commit with subject \"${VENDOR_SUBJECT}\" in ${KUEUE_DIR} (make patch)"
+# sync_vendored_commits: replaces the run of generated commits (subjects
+# matching VENDOR_SUBJECT_RE, one after the other) with the commits
+# hack/vendor-estimator.sh --plan asks for, whose files are those it writes
+# now, and rebases the commits after the run onto the new last one. The
+# commits are byte-stable (lib.sh's kgit), so an unchanged pkg/ gives the
+# same hashes and nothing is rewritten.
+sync_vendored_commits() {
+  local run first last parent tmp idx new name part dir msg files
+  run=$(kgit log --reverse --format='%H%x09%s' pristine..main | awk -F '\t' -v re="${VENDOR_SUBJECT_RE}" '$2 ~ re { print $1 }')
+  [[ -n "${run}" ]] ||
+    die "update-patches: no generated commit (subject matching ${VENDOR_SUBJECT_RE}) in ${KUEUE_DIR} (make patch)"
+  first=$(head -1 <<< "${run}")
+  last=$(tail -1 <<< "${run}")
+  [[ "$(kgit rev-list --count "${first}^..${last}")" == "$(wc -l <<< "${run}")" ]] ||
+    die "update-patches: the generated commits in ${KUEUE_DIR} are not one after the other"
   [[ -z "$(kgit status --porcelain --untracked-files=no)" ]] ||
     die "update-patches: ${KUEUE_DIR} has uncommitted changes; commit them first"
-  parent=$(kgit rev-parse "${old}^")
+  parent=$(kgit rev-parse "${first}^")
   tmp=$(mktemp -d)
   mkdir -p "${tmp}/tree/hack"
   kgit show "${parent}:hack/boilerplate.go.txt" > "${tmp}/tree/hack/boilerplate.go.txt"
@@ -31,19 +38,32 @@ sync_vendored_commit() {
   idx="${tmp}/index"
   GIT_INDEX_FILE="${idx}" kgit read-tree "${parent}"
   GIT_INDEX_FILE="${idx}" kgit --work-tree="${tmp}/tree" rm -r -q --cached --ignore-unmatch pkg/scheduler/waittime
-  GIT_INDEX_FILE="${idx}" kgit --work-tree="${tmp}/tree" add -f pkg/scheduler/waittime
-  tree=$(GIT_INDEX_FILE="${idx}" kgit write-tree)
-  msg="${tmp}/msg"
-  printf '%s\n\n%s\n' "${VENDOR_SUBJECT}" "${VENDOR_BODY}" > "${msg}"
-  if [[ "${tree}" != "$(kgit rev-parse "${old}^{tree}")" ]] || ! cmp -s "${msg}" <(kgit log -1 --format=%B "${old}"); then
-    new=$(kgit commit-tree "${tree}" -p "${parent}" -F "${msg}")
-    kgit rebase -q --onto "${new}" "${old}" main ||
-      die "update-patches: a commit after the generated one does not rebase onto it; resolve in ${KUEUE_DIR} (git rebase --continue) and rerun"
-    echo "update-patches: regenerated \"${VENDOR_SUBJECT}\" from pkg/"
+  new=${parent}
+  while read -r name part; do
+    dir="pkg/scheduler/waittime/${name}"
+    case "${part}" in
+      all) files=$(cd "${tmp}/tree" && find "${dir}" -type f | LC_ALL=C sort) ;;
+      code) files=$(cd "${tmp}/tree" && find "${dir}" -type f -name '*.go' ! -name '*_test.go' | LC_ALL=C sort) ;;
+      tests) files=$(cd "${tmp}/tree" && find "${dir}" -type f ! \( -name '*.go' ! -name '*_test.go' \) ! -name '*_bench_test.go' | LC_ALL=C sort) ;;
+      benchmarks) files=$(cd "${tmp}/tree" && find "${dir}" -type f -name '*_bench_test.go' | LC_ALL=C sort) ;;
+    esac
+    [[ -n "${files}" ]] || die "update-patches: ${part} of ${dir}: no files"
+    # shellcheck disable=SC2086 # one path a word; vendor-estimator.sh writes no spaces
+    GIT_INDEX_FILE="${idx}" kgit --work-tree="${tmp}/tree" add -f ${files}
+    msg="${tmp}/msg"
+    { vendor_subject "${name}" "${part}"; echo; vendor_body "${name}" "${part}"; } > "${msg}"
+    new=$(kgit commit-tree "$(GIT_INDEX_FILE="${idx}" kgit write-tree)" -p "${new}" -F "${msg}")
+  done < <("${ROOT}/hack/vendor-estimator.sh" --plan)
+  [[ "$(GIT_INDEX_FILE="${idx}" kgit --work-tree="${tmp}/tree" status --porcelain --untracked-files=all -- pkg/scheduler/waittime)" == "" ]] ||
+    die "update-patches: files vendor-estimator.sh wrote that no generated commit adds"
+  if [[ "${new}" != "${last}" ]]; then
+    kgit rebase -q --onto "${new}" "${last}" main ||
+      die "update-patches: a commit after the generated ones does not rebase onto them; resolve in ${KUEUE_DIR} (git rebase --continue) and rerun"
+    echo "update-patches: regenerated the $(kgit rev-list --count "${parent}..${new}") generated commits from pkg/"
   fi
   rm -rf "${tmp}"
 }
-sync_vendored_commit
+sync_vendored_commits
 
 mkdir -p "${out}"
 rm -f "${out}"/*.patch

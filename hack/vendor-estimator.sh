@@ -12,14 +12,21 @@
 # pkg/ stays the one source: hack/update-patches.sh regenerates the patch that
 # adds these files from it, and hack/verify-patches.sh fails on any drift.
 #
+# The series adds them in one generated commit a package (hack/update-patches.sh),
+# in an order where every package comes after the packages it and its tests
+# import; a package of more than VENDOR_SPLIT_LINES lines (5000) comes as
+# three, its code, its tests and its benchmarks (*_bench_test.go), so that no
+# generated patch is far above that. --plan prints that order, one
+# "<package> <part>" line a commit, part being all, code, tests or
+# benchmarks.
+#
 # Usage: hack/vendor-estimator.sh TREE   (replaces TREE/pkg/scheduler/waittime)
+#        hack/vendor-estimator.sh --plan
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-tree=${1:?usage: hack/vendor-estimator.sh TREE}
+tree=${1:?usage: hack/vendor-estimator.sh TREE | --plan}
 
 module=github.com/kueue-waittime/kueue-waittime
-header="${tree}/hack/boilerplate.go.txt"
-[[ -f "${header}" ]] || die "vendor-estimator: ${header} not found (is ${tree} a Kueue tree?)"
 
 # estimator_packages: the names under pkg/ of pkg/estimator, pkg/dispatch and
 # every package of pkg/ they or the tests of any of them import, transitively.
@@ -33,6 +40,63 @@ estimator_packages() {
   done
   echo "${have}"
 }
+
+# plan: the commits that add the packages, in order: "<package> <part>" lines.
+# Each package is one node ("all") or, when its Go files hold more than
+# VENDOR_SPLIT_LINES lines, "code", "tests" after the code, and "benchmarks"
+# after the tests if it has any; a node
+# comes after every node of a package its files import (the code's imports
+# for "code"; the tests' too for "all" and "tests"), ordered by tsort, with
+# ties in name order.
+plan() {
+  local packages name part lines graph deps d
+  packages=" $(estimator_packages) "
+  graph=$(
+    for name in ${packages}; do
+      lines=$(cat "${ROOT}/pkg/${name}"/*.go | wc -l)
+      # own_imports WHAT: the packages of the set that pkg/NAME's WHAT import.
+      own_imports() {
+        (cd "${ROOT}" && GOWORK=off go list -f "$1" "./pkg/${name}") | tr ' ' '\n' |
+          sed -n "s|^${module}/pkg/\([a-z0-9]*\)\$|\1|p" | sort -u |
+          while read -r d; do [[ "${packages}" == *" ${d} "* && "${d}" != "${name}" ]] && echo "${d}"; done
+      }
+      code=$(own_imports '{{join .Imports " "}}')
+      tests=$(own_imports '{{join .TestImports " "}} {{join .XTestImports " "}}')
+      if (( lines > ${VENDOR_SPLIT_LINES:-5000} )); then
+        echo "${name}:code ${name}:code"
+        for d in ${code}; do echo "${d}:last ${name}:code"; done
+        echo "${name}:code ${name}:tests"
+        for d in ${tests}; do echo "${d}:last ${name}:tests"; done
+        if compgen -G "${ROOT}/pkg/${name}/*_bench_test.go" >/dev/null; then
+          echo "${name}:tests ${name}:benchmarks"
+        fi
+      else
+        echo "${name}:all ${name}:all"
+        for d in ${code} ${tests}; do echo "${d}:last ${name}:all"; done
+      fi
+    done
+  )
+  # ":last" stands for a package's last node: its benchmarks or its tests
+  # when split, else all.
+  for name in ${packages}; do
+    if grep -q " ${name}:benchmarks$" <<< "${graph}"; then
+      graph=${graph//${name}:last /${name}:benchmarks }
+    elif grep -q " ${name}:tests$" <<< "${graph}"; then
+      graph=${graph//${name}:last /${name}:tests }
+    else
+      graph=${graph//${name}:last /${name}:all }
+    fi
+  done
+  LC_ALL=C sort -u <<< "${graph}" | tsort | tr ':' ' '
+}
+
+if [[ "${tree}" == --plan ]]; then
+  plan
+  exit 0
+fi
+
+header="${tree}/hack/boilerplate.go.txt"
+[[ -f "${header}" ]] || die "vendor-estimator: ${header} not found (is ${tree} a Kueue tree?)"
 
 # rewrite_go SRC DST: the Go file SRC as it lives in Kueue's tree.
 rewrite_go() {

@@ -42,8 +42,9 @@
 # lib.sh) and skipped when a pass with the same key is on record (the tree's
 # hack/verified.txt or this machine's cache), with a line saying so. A patch
 # whose key has no record is verified, and its pass recorded. So a change to
-# the estimator's pkg/ (patch 0005) verifies 0005 and every patch after it,
-# and a change to the last patch only that one. VERIFY_PATCHES_FORCE=1
+# one package of the estimator's pkg/ verifies the generated patch that adds
+# it (0010-0030, one a package) and every patch after it, and a change to
+# the last patch only that one. VERIFY_PATCHES_FORCE=1
 # (`make test-all`) verifies every patch whatever the records say.
 #
 # The tree sits at the same path on every run, so the build cache keeps its
