@@ -70,6 +70,10 @@ type Queue struct {
 	// policy within the ClusterQueue.
 	Policy             forecast.Policy
 	WithinClusterQueue forecast.PreemptionPolicy
+	// Unplaceable are the reasons why some pending workloads whose quota
+	// fits can never be placed (Pending.Unplaceable indexes it from 1),
+	// each said once however many workloads it holds for.
+	Unplaceable []string
 	// Lent is quota it lent that the cohort's borrowers hold, and
 	// LentHolders their running workloads (see forecast.Queue); empty for
 	// a ClusterQueue that reclaims by preemption.
@@ -114,6 +118,12 @@ type Pending struct {
 	// caller leaves it unset for a workload that would fit only by
 	// borrowing, which competes for the cohort's quota.
 	Untried bool
+	// Unplaceable, when not 0, says that the workload can never be placed
+	// although its quota fits, for the reason Queue.Unplaceable[Unplaceable-1]
+	// (its pods' topology, which only the caller sees): it is Unfeasible
+	// with that reason and leaves the roll, as a workload whose quota can
+	// never fit does. A uint16 beside Untried keeps Pending at 48 bytes.
+	Unplaceable uint16
 }
 
 // Rolled is what a roll computed of one ClusterQueue.
@@ -225,12 +235,16 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	pending := compactPending{classes: make([]uint32, 0, len(q.Pending))}
 	for i, w := range q.Pending {
 		c := classes.classify(w.Class)
-		quotable := c.classification.Admissibility != capacity.Unfeasible
-		if quotable {
+		quotable := c.classification.Admissibility != capacity.Unfeasible && w.Unplaceable == 0
+		switch {
+		case quotable:
 			classes.count(w.Class)
-		} else {
+		case c.classification.Admissibility == capacity.Unfeasible:
 			out.UnfeasibleWorkloads++
 			out.Estimates[i].Unfeasible, out.Estimates[i].Reason = true, c.classification.Reason
+		default:
+			out.UnfeasibleWorkloads++
+			out.Estimates[i].Unfeasible, out.Estimates[i].Reason = true, q.Unplaceable[w.Unplaceable-1]
 		}
 		p := forecast.Pending{
 			ID: w.ID, Options: c.options, Quotable: quotable,
@@ -339,6 +353,9 @@ func (q *Queue) validate() error {
 		}
 	}
 	for i, w := range q.Pending {
+		if int(w.Unplaceable) > len(q.Unplaceable) {
+			return fmt.Errorf("%w: pending workload %d (%q) has unplaceable reason %d of %d", forecast.ErrInvalidQueue, i, w.ID, w.Unplaceable, len(q.Unplaceable))
+		}
 		if w.Class < 0 || w.Class >= len(q.Classes) {
 			return fmt.Errorf("%w: pending workload %d (%q) has class %d of %d", forecast.ErrInvalidQueue, i, w.ID, w.Class, len(q.Classes))
 		}

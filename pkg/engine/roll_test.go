@@ -121,10 +121,11 @@ func TestRollFromPlainInputs(t *testing.T) {
 
 func TestRollRejectsAnInvalidQueue(t *testing.T) {
 	cases := map[string]func(q *Queue){
-		"no capacity":                       func(q *Queue) { q.Capacity = nil },
-		"a pending class out of range":      func(q *Queue) { q.Pending[0].Class = 2 },
-		"a negative running class":          func(q *Queue) { q.Running[0].Class = -1 },
-		"classes missing for the workloads": func(q *Queue) { q.Classes = nil },
+		"no capacity":                        func(q *Queue) { q.Capacity = nil },
+		"a pending class out of range":       func(q *Queue) { q.Pending[0].Class = 2 },
+		"a negative running class":           func(q *Queue) { q.Running[0].Class = -1 },
+		"classes missing for the workloads":  func(q *Queue) { q.Classes = nil },
+		"an unplaceable reason out of range": func(q *Queue) { q.Pending[0].Unplaceable = 1 },
 	}
 	for name, breakIt := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -134,6 +135,48 @@ func TestRollRejectsAnInvalidQueue(t *testing.T) {
 				t.Errorf("error %v, want %v", err, forecast.ErrInvalidQueue)
 			}
 		})
+	}
+}
+
+// TestRollTakesAnUnplaceableWorkloadOutOfTheRoll checks that a workload the
+// caller found unplaceable is Unfeasible with the caller's reason and no
+// wait, and that the workloads behind it wait as if it were not there.
+func TestRollTakesAnUnplaceableWorkloadOutOfTheRoll(t *testing.T) {
+	samples := make([]float64, 60)
+	for i := range samples {
+		samples[i] = float64(10 + i%21)
+	}
+	stats := Stats{HasService: true, ServiceMean: 20, ServiceSCV: 0.3, ServiceSample: samples}
+	const reason = "topology: never placed"
+	without := paperQueue()
+	without.Stats = stats
+	without.Pending = []Pending{{ID: "p0"}, {ID: "p1"}, {ID: "p2"}}
+	with := paperQueue()
+	with.Stats = stats
+	with.Unplaceable = []string{reason}
+	with.Pending = []Pending{{ID: "p0"}, {ID: "stuck", Unplaceable: 1}, {ID: "p1"}, {ID: "p2"}}
+
+	e := testEngine(t, Config{})
+	want, err := e.Roll(without, seed)
+	if err != nil {
+		t.Fatalf("Roll without the unplaceable workload: %v", err)
+	}
+	defer want.Release()
+	got, err := e.Roll(with, seed)
+	if err != nil {
+		t.Fatalf("Roll with it: %v", err)
+	}
+	defer got.Release()
+	if got.UnfeasibleWorkloads != 1 {
+		t.Errorf("UnfeasibleWorkloads %d, want 1", got.UnfeasibleWorkloads)
+	}
+	if stuck := got.Estimates[1]; !stuck.Unfeasible || stuck.Reason != reason || stuck.HasWait {
+		t.Errorf("the unplaceable workload: %+v; want Unfeasible with %q and no wait", stuck, reason)
+	}
+	gotWaits := []Wait{got.Estimates[0].Wait, got.Estimates[2].Wait, got.Estimates[3].Wait}
+	wantWaits := []Wait{want.Estimates[0].Wait, want.Estimates[1].Wait, want.Estimates[2].Wait}
+	if diff := cmp.Diff(wantWaits, gotWaits); diff != "" {
+		t.Errorf("the others' waits with the unplaceable workload in the queue (-without,+with):\n%s", diff)
 	}
 }
 

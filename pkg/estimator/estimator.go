@@ -124,6 +124,10 @@ type Estimator struct {
 	// bounded by the pending workloads whose LocalQueue is unknown.
 	parked map[workload.Reference]parkedArrival
 
+	// topology holds why TAS can never place some pending workloads; the
+	// scheduler's hook writes it without taking e.mu.
+	topology topologyVerdicts
+
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
 	panics  atomic.Int64
@@ -318,30 +322,47 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 // InadmissibleCondition returns the reason and message of the
 // QuotaReserved=False condition the scheduler writes for a workload it could
 // not admit, given the reason and message Kueue computed. Only outcomes about
-// quota are touched: reason WaitingForQuota or ExceedsMaxQuota, or no reason,
-// which Kueue v0.19.2 gives a workload no flavor could hold (NoFit) when
+// quota are touched: reason WaitingForQuota, ExceedsMaxQuota or
+// TopologyPlacementFailed, or no reason, which Kueue v0.19.2 gives a
+// workload no flavor could hold (NoFit) when
 // UnadmittedWorkloadsObservability is disabled. Any other outcome (an
 // inactive ClusterQueue, a namespace the LocalQueue does not accept,
 // admission or preemption gates, preempted workloads still terminating) has
 // a reason of its own and comes back unchanged.
 //
+// A workload whose quota fits is also Unfeasible when Topology-Aware
+// Scheduling can never place it (unplaceableByTopology), checked when
+// Kueue's message says a topology did not fit or an earlier attempt found
+// it unplaceable; the verdict is kept for the refresh, which publishes it,
+// until the workload is admitted or deleted or an attempt finds room.
+//
 // With the UnadmittedWorkloadsObservability feature gate enabled (KEP-10852),
 // Kueue's own reasons carry the classification and the message is left as
 // Kueue wrote it: an Unfeasible workload gets ExceedsMaxQuota, the reason
 // Kueue gives a demand above the ClusterQueue's maximum capacity, and a
-// Quotable one keeps Kueue's reason (an ExceedsMaxQuota Kueue computed is
-// never taken back). With that gate disabled, Kueue writes the reason
+// Quotable one, or one Unfeasible by its topology (for which Kueue has
+// TopologyPlacementFailed), keeps Kueue's reason (an ExceedsMaxQuota Kueue
+// computed is never taken back). With that gate disabled, Kueue writes the reason
 // "Pending" for every such outcome, so the classification is appended to the
 // message instead. Either way the result depends only on the quota
-// configuration and the workload, never on time, so it never causes a status
-// write of its own. A nil estimator or snapshot returns its inputs.
+// configuration, the nodes and the workload, never on time, so it never
+// causes a status write of its own. A nil estimator or snapshot returns its inputs.
 func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (string, string) {
 	if e == nil || cqs == nil || !isAboutQuota(reason) {
 		return reason, msg
 	}
 	adm, why := e.Classify(info, cqs)
+	byTopology := false
+	if adm == Quotable && info != nil {
+		byTopology, why = e.checkTopology(msg, info, cqs)
+		if byTopology {
+			adm = Unfeasible
+		}
+	}
 	if features.Enabled(features.UnadmittedWorkloadsObservability) {
-		if adm == Unfeasible {
+		// Kueue gives a topology that can never fit a reason of its own
+		// (TopologyPlacementFailed) in the flavor attempts it then records.
+		if adm == Unfeasible && !byTopology && reason != kueue.WorkloadQuotaReservedReasonTopologyPlacementFailed {
 			return kueue.WorkloadQuotaReservedReasonExceedsMaxQuota, msg
 		}
 		return reason, msg
@@ -356,13 +377,31 @@ func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Inf
 	return reason, msg + ". Wait time estimation: " + suffix
 }
 
+// checkTopology finds, for a workload whose quota fits, whether TAS can
+// never place it (unplaceableByTopology) and records the verdict for the
+// refresh: when Kueue's message says a topology did not fit, or when an
+// earlier attempt found it unplaceable (nodes may have come since).
+func (e *Estimator) checkTopology(msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (bool, string) {
+	key := workload.Key(info.Obj)
+	if _, known := e.topology.load()[key]; !known && !isAboutTopology(msg) {
+		return false, ""
+	}
+	why := unplaceableByTopology(info, cqs)
+	e.topology.set(key, why)
+	if why != "" {
+		e.opts.log.V(3).Info("Topology can never place the workload", "workload", key, "clusterQueue", cqs.Name, "reason", why)
+	}
+	return why != "", why
+}
+
 // isAboutQuota tells whether a QuotaReserved reason says the workload waits
 // for, or can never get, quota; no reason is a NoFit whose reason Kueue did
 // not resolve (UnadmittedWorkloadsObservability disabled).
 func isAboutQuota(reason string) bool {
 	return reason == "" ||
 		reason == kueue.WorkloadQuotaReservedReasonWaitingForQuota ||
-		reason == kueue.WorkloadQuotaReservedReasonExceedsMaxQuota
+		reason == kueue.WorkloadQuotaReservedReasonExceedsMaxQuota ||
+		reason == kueue.WorkloadQuotaReservedReasonTopologyPlacementFailed
 }
 
 // cycleBusyAlpha smooths the scheduler's busy time per cycle: about the
@@ -406,6 +445,7 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 		return
 	}
 	defer e.recoverPanic("ObserveAdmission")
+	e.topology.set(workload.Key(wl), "")
 	score, outcome := e.recordAdmissionUnderLock(wl, now)
 	e.dirty.Store(true)
 	e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
@@ -767,6 +807,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	defer scratch.drop()
 
 	classes := newDemandClasses()
+	unplaceable := unplaceableIndex{verdicts: e.topology.load()}
 	examined := 0
 	// A ClusterQueue in a cohort is rolled alone, without its siblings'
 	// heads, which the scheduler takes in the same cycles and which may
@@ -776,7 +817,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	for i, info := range pending {
 		names[i] = nameOf(info.Obj)
 		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.of(info),
-			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)})
+			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj),
+			Unplaceable: unplaceable.of(info.Obj)})
 		if examined < maxUntriedCandidates && !(inCohort && len(scratch.untried) > 0) && !refusedQuota(info.Obj) {
 			examined++
 			if fitsWithinNominal(cqs, info, scratch) {
@@ -812,7 +854,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 		queue.Running = append(queue.Running, r)
 	}
-	queue.Classes = classes.shapes
+	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.reasons
 	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
 	if cohort.Reclaim != cohortview.NoReclaim && len(cohort.Holders) > 0 {
 		top := int32(math.MinInt32)

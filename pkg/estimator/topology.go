@@ -1,0 +1,219 @@
+package estimator
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/resources"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+// unplaceableByTopology tells why Topology-Aware Scheduling can never place
+// a workload whose quota fits in cqs: some pod set with a topology request
+// (with the pod sets of its group, placed together) that no TAS flavor able
+// to hold its resources can place, even with every workload placed by TAS
+// gone. The placement is Kueue's own (FindTopologyAssignmentsForFlavor with
+// WithSimulateEmpty, which the flavor assigner runs before it decides to
+// preempt), on the nodes Kueue's TAS cache holds, so the answer follows the
+// nodes: a node added makes it placeable again at the next attempt.
+//
+// "" when every such pod set can be placed, and whenever a "never" cannot
+// be proven: TAS disabled or no TAS flavor in cqs; a ClusterQueue with a
+// MultiKueue admission check (the worker places it) or a flavor with a
+// ProvisioningRequest check (provisioning adds nodes); partial admission
+// (minCount) or an elastic workload (Kueue may place fewer pods); a pod set
+// that no TAS flavor of cqs covers. Pod sets without a topology request are
+// not checked (Kueue places them on any node of a TAS-only ClusterQueue).
+// Kueue's reason names the topology and how many pods of how many fit.
+//
+// It runs Kueue's placement once per candidate flavor of each group: the
+// caller runs it only when Kueue's own message says a topology did not fit.
+func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) string {
+	if !features.Enabled(features.TopologyAwareScheduling) || len(cqs.TASFlavors) == 0 ||
+		cqs.HasMultiKueueAdmissionCheck() || workload.IsElasticWorkload(info.Obj) {
+		return ""
+	}
+	podSets := info.Obj.Spec.PodSets
+	var groups [][]int
+	byName := map[string]int{}
+	for i := range podSets {
+		ps := &podSets[i]
+		if ps.TopologyRequest == nil || ps.Count == 0 {
+			continue
+		}
+		if ps.MinCount != nil {
+			return ""
+		}
+		if g := ps.TopologyRequest.PodSetGroupName; g != nil {
+			if at, ok := byName[*g]; ok {
+				groups[at] = append(groups[at], i)
+				continue
+			}
+			byName[*g] = len(groups)
+		}
+		groups = append(groups, []int{i})
+	}
+	ctx := context.Background()
+	for _, group := range groups {
+		flavors := tasFlavorsCovering(cqs, podSets, group)
+		if len(flavors) == 0 {
+			continue
+		}
+		var first string
+		placed := false
+		for _, f := range flavors {
+			if cqs.HasProvRequestAdmissionCheck(f) {
+				placed = true
+				break
+			}
+			requests := make(schdcache.FlavorTASRequests, 0, len(group))
+			for _, i := range group {
+				ps := &podSets[i]
+				requests = append(requests, schdcache.TASPodSetRequests{
+					PodSet:            ps,
+					SinglePodRequests: resources.NewRequestsFromPodSpec(&ps.Template.Spec),
+					Count:             ps.Count,
+					Flavor:            f,
+					PodSetGroupName:   ps.TopologyRequest.PodSetGroupName,
+				})
+			}
+			failure := cqs.TASFlavors[f].FindTopologyAssignmentsForFlavor(ctx, requests,
+				schdcache.WithSimulateEmpty(true), schdcache.WithWorkload(info.Obj)).Failure()
+			if failure == nil {
+				placed = true
+				break
+			}
+			if first == "" {
+				first = fmt.Sprintf("flavor %s: %s", f, failure.Reason)
+			}
+		}
+		if !placed {
+			return fmt.Sprintf("topology: pod set %s cannot be placed even with no workload placed by topology-aware scheduling (%s)",
+				podSetNames(podSets, group), first)
+		}
+	}
+	return ""
+}
+
+// tasFlavorsCovering lists the TAS flavors of cqs, in Kueue's order, of a
+// resource group that covers every resource the pod sets request.
+func tasFlavorsCovering(cqs *schdcache.ClusterQueueSnapshot, podSets []kueue.PodSet, group []int) []kueue.ResourceFlavorReference {
+	var out []kueue.ResourceFlavorReference
+	for _, rg := range cqs.ResourceGroups {
+		covers := true
+		for _, i := range group {
+			for name, v := range resources.NewRequestsFromPodSpec(&podSets[i].Template.Spec).Iter() {
+				if v != 0 && !rg.CoveredResources.Has(name) {
+					covers = false
+				}
+			}
+		}
+		if !covers {
+			continue
+		}
+		for _, f := range rg.Flavors {
+			if _, ok := cqs.TASFlavors[f]; ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func podSetNames(podSets []kueue.PodSet, group []int) string {
+	names := make([]string, len(group))
+	for j, i := range group {
+		names[j] = string(podSets[i].Name)
+	}
+	return strings.Join(names, "+")
+}
+
+// isAboutTopology tells whether Kueue's message for a workload it could not
+// admit says that a topology did not fit (Kueue v0.19.2's words: `topology
+// "<name>" allows to fit only …` or `… doesn't allow to fit any of …`).
+func isAboutTopology(msg string) bool {
+	return strings.Contains(msg, "allows to fit only") || strings.Contains(msg, "allow to fit any of")
+}
+
+// topologyVerdicts holds, per pending workload, why Topology-Aware
+// Scheduling can never place it (unplaceableByTopology), as found when the
+// scheduler last tried it. The scheduler's hook and the event handlers
+// write it under mu, copying the map; a refresh reads the current map
+// without a lock, so the scheduler never waits for a refresh here. Entries
+// leave at admission and deletion, and when an attempt finds the workload
+// placeable: bounded by the pending workloads that TAS cannot place.
+type topologyVerdicts struct {
+	mu      sync.Mutex
+	current atomic.Pointer[map[workload.Reference]string]
+}
+
+// set records why key cannot be placed, or forgets it when why is "".
+func (v *topologyVerdicts) set(key workload.Reference, why string) {
+	if old := v.load(); old[key] == why {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	old := v.load()
+	if old[key] == why {
+		return
+	}
+	next := make(map[workload.Reference]string, len(old)+1)
+	maps.Copy(next, old)
+	if why == "" {
+		delete(next, key)
+	} else {
+		next[key] = why
+	}
+	v.current.Store(&next)
+}
+
+// load returns the current verdicts, nil when there are none; the map is
+// never written after it is stored.
+func (v *topologyVerdicts) load() map[workload.Reference]string {
+	if m := v.current.Load(); m != nil {
+		return *m
+	}
+	return nil
+}
+
+// unplaceableIndex gives each pending workload of one refreshed
+// ClusterQueue its engine.Pending.Unplaceable: 0, or the 1-based index of
+// its topology verdict in reasons, each distinct reason listed once.
+type unplaceableIndex struct {
+	verdicts map[workload.Reference]string
+	reasons  []string
+	at       map[string]uint16
+}
+
+func (u *unplaceableIndex) of(wl *kueue.Workload) uint16 {
+	if len(u.verdicts) == 0 {
+		return 0
+	}
+	why, ok := u.verdicts[workload.Key(wl)]
+	if !ok {
+		return 0
+	}
+	if i, ok := u.at[why]; ok {
+		return i
+	}
+	if len(u.reasons) == math.MaxUint16 {
+		// As many distinct reasons in one ClusterQueue is beyond any real
+		// topology; the workload keeps its quota verdict.
+		return 0
+	}
+	if u.at == nil {
+		u.at = make(map[string]uint16)
+	}
+	u.reasons = append(u.reasons, why)
+	u.at[why] = uint16(len(u.reasons))
+	return u.at[why]
+}
