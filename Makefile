@@ -175,7 +175,7 @@ E2E_TIMEOUT ?= 30m
 # The end-to-end tests on the local cluster: make test runs the short set
 # (Jobs, plain pods, GPU and DRA Jobs, the demo, metrics over HTTPS, kueuectl's
 # what-if); the slow tier runs the rest (e2e-faults).
-E2E_SHORT := ^(TestDemoRunsJobsOnItsOwnClusterAndScoresFromTheManagersMetrics|TestJobsQueueRunAndFinishThroughKueue|TestGPUJobRunsOnAGPUNode|TestPlainPodsQueueAndRunThroughKueue|TestDRAJobGetsADeviceOnADRANode|TestMetricsServedOverHTTPSToAnAuthorizedServiceAccount|TestKueuectlCreateWaitTimeReviewAnswersBeforeSubmitting)$$
+E2E_SHORT := ^(TestDemoRunsJobsOnItsOwnClusterAndScoresFromTheManagersMetrics|TestJobsQueueRunAndFinishThroughKueue|TestGPUJobRunsOnAGPUNode|TestPlainPodsQueueAndRunThroughKueue|TestDRAJobGetsADeviceOnADRANode|TestMetricsServedOverHTTPSToAnAuthorizedServiceAccount|TestKueuectlCreateWaitTimeReviewAnswersBeforeSubmitting|TestTopologyThatCanNeverHoldAJobMakesItUnfeasible)$$
 
 .PHONY: e2e
 e2e: envtest cluster-tools manifests image build ## End to end on a local cluster (KWOK nodes, real Jobs) with the image's manager deployed from the manifests: the short set.

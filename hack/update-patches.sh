@@ -54,8 +54,10 @@ sync_vendored_commits() {
     { vendor_subject "${name}" "${part}"; echo; vendor_body "${name}" "${part}"; } > "${msg}"
     new=$(kgit commit-tree "$(GIT_INDEX_FILE="${idx}" kgit write-tree)" -p "${new}" -F "${msg}")
   done < <("${ROOT}/hack/vendor-estimator.sh" --plan)
-  [[ "$(GIT_INDEX_FILE="${idx}" kgit --work-tree="${tmp}/tree" status --porcelain --untracked-files=all -- pkg/scheduler/waittime)" == "" ]] ||
-    die "update-patches: files vendor-estimator.sh wrote that no generated commit adds"
+  local left
+  left=$(GIT_INDEX_FILE="${idx}" kgit --work-tree="${tmp}/tree" ls-files --others --modified -- pkg/scheduler/waittime)
+  [[ -z "${left}" ]] ||
+    die "update-patches: files vendor-estimator.sh wrote that no generated commit adds: $(head -5 <<< "${left}")"
   if [[ "${new}" != "${last}" ]]; then
     kgit rebase -q --onto "${new}" "${last}" main ||
       die "update-patches: a commit after the generated ones does not rebase onto them; resolve in ${KUEUE_DIR} (git rebase --continue) and rerun"

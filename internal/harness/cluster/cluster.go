@@ -62,9 +62,16 @@ type Node struct {
 	Labels map[string]string
 }
 
+// The topology labels of the GPU nodes, for topology-aware scheduling: one
+// block, and each GPU node a rack of its own.
+const (
+	TopologyBlockLabel = "kueue-waittime.x-k8s.io/block"
+	TopologyRackLabel  = "kueue-waittime.x-k8s.io/rack"
+)
+
 // defaultNodes are the nodes of `make cluster`: four CPU nodes, two with
-// four GPUs each as an extended resource, and two with four GPUs each as
-// DRA devices.
+// four GPUs each as an extended resource (in one block, a rack each), and
+// two with four GPUs each as DRA devices.
 func defaultNodes() []Node {
 	nodes := make([]Node, 0, 8)
 	for i := range 4 {
@@ -72,7 +79,11 @@ func defaultNodes() []Node {
 	}
 	for i := range 2 {
 		nodes = append(nodes, Node{Name: fmt.Sprintf("kwok-gpu-%d", i), CPU: "16", Memory: "64Gi", GPUs: 4,
-			Labels: map[string]string{"kueue-waittime.x-k8s.io/accelerator": "gpu"}})
+			Labels: map[string]string{
+				"kueue-waittime.x-k8s.io/accelerator": "gpu",
+				TopologyBlockLabel:                    "b0",
+				TopologyRackLabel:                     fmt.Sprintf("r%d", i),
+			}})
 	}
 	for i := range 2 {
 		nodes = append(nodes, Node{Name: fmt.Sprintf("kwok-dra-%d", i), CPU: "16", Memory: "64Gi", DRAGPUs: 4})
