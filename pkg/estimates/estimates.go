@@ -81,6 +81,10 @@ type QueueModel[Q ~string] struct {
 	// with an admissionScope when admission fair sharing is on. Its
 	// forecasts are then approximations outside the accuracy claims.
 	UnmodelledOrdering Ordering
+	// Features lists the Kueue features bearing on waits that the
+	// ClusterQueue uses, each with how far the estimates model it (see
+	// Features).
+	Features []Feature
 	// PendingWorkloads and UnfeasibleWorkloads count the pending list.
 	PendingWorkloads    int
 	UnfeasibleWorkloads int

@@ -885,6 +885,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	case e.opts.fairSharing && cqs.HasParent():
 		model.UnmodelledOrdering = OrderingFairSharing
 	}
+	model.Features = estimates.Features(e.featureUse(cqs, in.spec.admissionScope))
 	out.Model, out.HasModel = model, true
 	out.WhatIf = rolled.Scene
 	if cqs.HasParent() {

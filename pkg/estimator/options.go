@@ -46,6 +46,7 @@ type options struct {
 	warmStartFrom      client.Reader
 	fairSharing        bool
 	admissionFairShare bool
+	waitForPodsReady   bool
 }
 
 func defaultOptions() options {
@@ -152,7 +153,7 @@ func WithPriorMeanService(d time.Duration) Option {
 // WithFairSharing tells the estimator that the manager orders admissions
 // within cohorts by fair sharing (the Configuration's fairSharing), which
 // the forecast does not model: the queue models of ClusterQueues in a
-// cohort then say so (QueueModel.UnmodelledOrdering).
+// cohort then say so (QueueModel.UnmodelledOrdering, QueueModel.Features).
 func WithFairSharing(enabled bool) Option { return func(o *options) { o.fairSharing = enabled } }
 
 // WithAdmissionFairSharing tells the estimator that the manager orders the
@@ -161,6 +162,14 @@ func WithFairSharing(enabled bool) Option { return func(o *options) { o.fairShar
 // forecast does not model: their queue models then say so.
 func WithAdmissionFairSharing(enabled bool) Option {
 	return func(o *options) { o.admissionFairShare = enabled }
+}
+
+// WithWaitForPodsReady tells the estimator that the manager evicts and
+// requeues admitted workloads whose pods are not ready in time (the
+// Configuration's waitForPodsReady), which the forecast does not model:
+// every queue model then says so (QueueModel.Features).
+func WithWaitForPodsReady(enabled bool) Option {
+	return func(o *options) { o.waitForPodsReady = enabled }
 }
 
 // WithWarmStart makes [Estimator.Start] call [Estimator.WarmStart] with

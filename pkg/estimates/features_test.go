@@ -1,0 +1,62 @@
+package estimates
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestFeaturesNamesEachFeatureInUseWithItsCoverage(t *testing.T) {
+	type named struct {
+		Name     FeatureName
+		Coverage Coverage
+	}
+	cases := map[string]struct {
+		use  FeatureUse
+		want []named
+	}{
+		"a ClusterQueue alone, nothing in use": {},
+		"preemption within the ClusterQueue is modelled": {
+			use:  FeatureUse{PreemptsWithinClusterQueue: true},
+			want: []named{{FeaturePreemption, Modelled}},
+		},
+		"cohort policies count only in a cohort": {
+			use: FeatureUse{NestedCohort: true, ReclaimsWithinCohort: true, BorrowsWithinCohort: true, FairSharing: true},
+		},
+		"a nested cohort with every cohort policy and fair sharing": {
+			use: FeatureUse{InCohort: true, NestedCohort: true, ReclaimsWithinCohort: true, BorrowsWithinCohort: true, FairSharing: true},
+			want: []named{
+				{FeatureCohortBorrowing, Approximated},
+				{FeatureHierarchicalCohorts, Approximated},
+				{FeatureReclaimWithinCohort, Approximated},
+				{FeatureBorrowWithinCohort, NotModelled},
+				{FeatureFairSharing, NotModelled},
+			},
+		},
+		"topology, admission fair sharing, admission checks and waitForPodsReady": {
+			use: FeatureUse{TopologyAwareScheduling: true, AdmissionFairSharing: true, AdmissionChecks: true, WaitForPodsReady: true},
+			want: []named{
+				{FeatureAdmissionFairSharing, NotModelled},
+				{FeatureTopologyAwareScheduling, Approximated},
+				{FeatureAdmissionChecks, NotModelled},
+				{FeatureWaitForPodsReady, NotModelled},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Features(tc.use)
+			var gotNamed []named
+			for _, f := range got {
+				if f.Note == "" {
+					t.Errorf("%s has no note", f.Name)
+				}
+				gotNamed = append(gotNamed, named{f.Name, f.Coverage})
+			}
+			if diff := cmp.Diff(tc.want, gotNamed, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Features(%+v) (-want +got):\n%s", tc.use, diff)
+			}
+		})
+	}
+}
