@@ -382,8 +382,13 @@ func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Inf
 // refresh: when Kueue's message says a topology did not fit, or when an
 // earlier attempt found it unplaceable (nodes may have come since).
 func (e *Estimator) checkTopology(msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (bool, string) {
+	verdicts := e.topology.load()
+	if len(verdicts) == 0 && !isAboutTopology(msg) {
+		// No verdict held, none to look up: no key to build.
+		return false, ""
+	}
 	key := workload.Key(info.Obj)
-	if _, known := e.topology.load()[key]; !known && !isAboutTopology(msg) {
+	if _, known := verdicts[key]; !known && !isAboutTopology(msg) {
 		return false, ""
 	}
 	why := unplaceableByTopology(info, cqs)

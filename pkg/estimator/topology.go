@@ -63,7 +63,13 @@ func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnaps
 	}
 	ctx := context.Background()
 	for _, group := range groups {
-		flavors := tasFlavorsCovering(cqs, podSets, group)
+		// Each pod set's per-pod requests, computed once for the flavors'
+		// cover and every flavor's placement.
+		single := make([]resources.Requests, len(group))
+		for j, i := range group {
+			single[j] = resources.NewRequestsFromPodSpec(&podSets[i].Template.Spec)
+		}
+		flavors := tasFlavorsCovering(cqs, single)
 		if len(flavors) == 0 {
 			continue
 		}
@@ -75,11 +81,11 @@ func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnaps
 				break
 			}
 			requests := make(schdcache.FlavorTASRequests, 0, len(group))
-			for _, i := range group {
+			for j, i := range group {
 				ps := &podSets[i]
 				requests = append(requests, schdcache.TASPodSetRequests{
 					PodSet:            ps,
-					SinglePodRequests: resources.NewRequestsFromPodSpec(&ps.Template.Spec),
+					SinglePodRequests: single[j],
 					Count:             ps.Count,
 					Flavor:            f,
 					PodSetGroupName:   ps.TopologyRequest.PodSetGroupName,
@@ -104,13 +110,14 @@ func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnaps
 }
 
 // tasFlavorsCovering lists the TAS flavors of cqs, in Kueue's order, of a
-// resource group that covers every resource the pod sets request.
-func tasFlavorsCovering(cqs *schdcache.ClusterQueueSnapshot, podSets []kueue.PodSet, group []int) []kueue.ResourceFlavorReference {
+// resource group that covers every resource the pod sets request (single
+// holds each pod set's per-pod requests).
+func tasFlavorsCovering(cqs *schdcache.ClusterQueueSnapshot, single []resources.Requests) []kueue.ResourceFlavorReference {
 	var out []kueue.ResourceFlavorReference
 	for _, rg := range cqs.ResourceGroups {
 		covers := true
-		for _, i := range group {
-			for name, v := range resources.NewRequestsFromPodSpec(&podSets[i].Template.Spec).Iter() {
+		for _, requests := range single {
+			for name, v := range requests.Iter() {
 				if v != 0 && !rg.CoveredResources.Has(name) {
 					covers = false
 				}
