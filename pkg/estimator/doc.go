@@ -9,7 +9,9 @@
 //     forecast ([forecast]) and the what-if answers;
 //   - [queuestats] holds each ClusterQueue's online arrival, service,
 //     preemption and coverage statistics (over [stats] and [calibration])
-//     and what they pool, which this package feeds from Kueue's events
+//     and what they pool, each ClusterQueue's cohort with the last release
+//     of quota in it, and the scheduler's busy time per cycle
+//     ([queuestats.Queues]), which this package feeds from Kueue's events
 //     (and a warm start's read) and hands the engine at each refresh;
 //   - [earlyevents] keeps the events seen before the warm start;
 //   - [ledger] keeps each pending workload's first published estimate and

@@ -31,7 +31,6 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
-	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
 // SnapshotSource takes a snapshot of the scheduler cache; Kueue's
@@ -69,25 +68,17 @@ type Estimator struct {
 	snapshots SnapshotSource
 	queues    QueueSource
 	engine    *engine.Engine
-	// statsCfg makes each ClusterQueue's statistics; New validated it.
-	statsCfg statsConfig
 
-	mu       sync.Mutex
-	rng      *rand.Rand
-	perQueue map[kueue.ClusterQueueReference]*queueStats
+	mu  sync.Mutex
+	rng *rand.Rand
+	// stats holds each ClusterQueue's statistics, its cohort's last
+	// release of quota and the scheduler's busy time per cycle (see
+	// queuestats.Queues); shared is what the statistics pool: admission
+	// and first-attempt latencies, and the calibrators of the P50 and P90.
+	stats  *queuestats.Queues[kueue.ClusterQueueReference, kueue.CohortReference]
+	shared *queuestats.Shared
 	// specs holds what the snapshot does not carry of each ClusterQueue.
 	specs map[kueue.ClusterQueueReference]queueSpec
-	// cohortReleases holds, per cohort, when a workload of one of its
-	// ClusterQueues last gave its quota back (see queueStats.lastRelease).
-	cohortReleases map[kueue.CohortReference]time.Time
-	// cycleBusy is an EMA of how long the scheduler was busy between the
-	// start of one cycle and the moment the next began waiting for heads;
-	// lastCycleStart is when the last cycle obtained its heads.
-	cycleBusy      *stats.EMA
-	lastCycleStart time.Time
-	// shared is what every ClusterQueue's statistics pool: admission and
-	// first-attempt latencies, and the calibrators of the P50 and P90.
-	shared *queuestats.Shared
 	// early holds the events seen before warming (see applyOrDefer).
 	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
 	// book holds, per pending workload, when this estimator saw it
@@ -188,10 +179,6 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	cycleBusy, err := stats.NewEMA(cycleBusyAlpha)
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
 	statsCfg, err := queuestats.NewConfig(statsConfig{
 		Clock:             o.clock,
 		Rand:              o.rng,
@@ -203,28 +190,25 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	shared, err := statsCfg.NewShared()
+	perQueue, err := queuestats.NewQueues[kueue.ClusterQueueReference, kueue.CohortReference](statsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	e := &Estimator{
-		statsCfg:       statsCfg,
-		opts:           o,
-		snapshots:      snapshots,
-		queues:         queues,
-		engine:         eng,
-		rng:            o.rng,
-		perQueue:       make(map[kueue.ClusterQueueReference]*queueStats),
-		specs:          make(map[kueue.ClusterQueueReference]queueSpec),
-		cohortReleases: make(map[kueue.CohortReference]time.Time),
-		cycleBusy:      cycleBusy,
-		shared:         shared,
-		admittedAt:     make(map[workload.Reference]eventTime),
-		evictedAt:      make(map[workload.Reference]eventTime),
-		changed:        make(map[kueue.ClusterQueueReference]struct{}),
-		changedAll:     true,
-		unlisted:       make(map[workload.Reference]unlistedArrival),
-		parked:         make(map[workload.Reference]parkedArrival),
+		opts:       o,
+		snapshots:  snapshots,
+		queues:     queues,
+		engine:     eng,
+		rng:        o.rng,
+		stats:      perQueue,
+		shared:     perQueue.Shared(),
+		specs:      make(map[kueue.ClusterQueueReference]queueSpec),
+		admittedAt: make(map[workload.Reference]eventTime),
+		evictedAt:  make(map[workload.Reference]eventTime),
+		changed:    make(map[kueue.ClusterQueueReference]struct{}),
+		changedAll: true,
+		unlisted:   make(map[workload.Reference]unlistedArrival),
+		parked:     make(map[workload.Reference]parkedArrival),
 	}
 	e.refreshHolds = lockhold.New(&e.mu, o.clock)
 	e.dirty.Store(true)
@@ -265,14 +249,7 @@ func (e *Estimator) recoverPanicAsError(where string, err *error) {
 
 // statsFor returns the statistics of a ClusterQueue, creating them. The
 // caller holds e.mu.
-func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats {
-	s, ok := e.perQueue[cq]
-	if !ok {
-		s = e.newQueueStats()
-		e.perQueue[cq] = s
-	}
-	return s
-}
+func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats { return e.stats.Of(cq) }
 
 // markChanged records that an event changed the inputs of ClusterQueue cq
 // (and so, through borrowing, of its cohort tree). The caller holds e.mu
@@ -409,10 +386,6 @@ func isAboutQuota(reason string) bool {
 		reason == kueue.WorkloadQuotaReservedReasonTopologyPlacementFailed
 }
 
-// cycleBusyAlpha smooths the scheduler's busy time per cycle: about the
-// last ten cycles count.
-const cycleBusyAlpha = 0.1
-
 // ObserveCycle records a scheduling cycle that began waiting for heads at
 // waitStart and obtained them at start. Kueue pops at most one head per
 // ClusterQueue per cycle, so two admissions into one ClusterQueue are at
@@ -428,12 +401,7 @@ func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 	defer e.recoverPanic("ObserveCycle")
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.lastCycleStart.IsZero() && !waitStart.Before(e.lastCycleStart) {
-		e.cycleBusy.Observe(waitStart.Sub(e.lastCycleStart).Seconds())
-	}
-	if start.After(e.lastCycleStart) {
-		e.lastCycleStart = start
-	}
+	e.stats.ObserveCycle(waitStart, start)
 }
 
 // ObserveAdmission records that the scheduler reserved quota for wl (the
@@ -540,10 +508,10 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	delete(e.parked, key)
 	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
-	s := e.statsFor(cq)
 	arrived, hasArrival := p.ArrivedAt(wl.CreationTimestamp.Time)
-	e.shared.ObserveAdmission(s, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
-		Untried: p.Untried(), Priority: priorityOf(wl), LastRelease: e.lastReleaseFor(cq, s)})
+	e.stats.ObserveAdmission(cq, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
+		Untried: p.Untried(), Priority: priorityOf(wl)})
+	s := e.statsFor(cq)
 	score, ok := ledger.ScoreOf(p, key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
@@ -1069,27 +1037,10 @@ type queueInputs struct {
 }
 
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
-// of its lent quota (see cohortview.Delays).
+// of its lent quota (see queuestats.Queues.ReclaimDelaysOf).
 func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) cohortview.Delays[kueue.ClusterQueueReference] {
 	defer e.lockForRefresh().Unlock()
-	var d cohortview.Delays[kueue.ClusterQueueReference]
-	s := e.statsFor(lender)
-	d.Decision, _ = e.shared.LatencyReservoirOf(s).Mean()
-	d.WriteLag, _ = s.WriteLag.Value()
-	for _, src := range sources {
-		if _, done := d.Release[src.ClusterQueue]; done {
-			continue
-		}
-		if hs, ok := e.perQueue[src.ClusterQueue]; ok {
-			if r, ok := hs.ReleaseDelay.Value(); ok {
-				if d.Release == nil {
-					d.Release = make(map[kueue.ClusterQueueReference]float64)
-				}
-				d.Release[src.ClusterQueue] = r
-			}
-		}
-	}
-	return d
+	return e.stats.ReclaimDelaysOf(lender, sources)
 }
 
 // queueInputs copies, under e.mu, what the refresh of cqs needs of the
@@ -1117,15 +1068,8 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 			in.admitted[key] = at.time()
 		}
 	}
-	s := e.statsFor(cqs.Name)
-	in.view = e.shared.View(s)
-	meanService := e.opts.priorMeanService.Seconds()
-	if in.view.HasService {
-		meanService = in.view.ServiceMean
-	}
-	in.view.Calibration, in.view.Calibrated = e.shared.Calibration(s, engine.CalibrationScale(meanService))
+	in.view, in.cyclePeriod = e.stats.ViewOf(cqs.Name, e.opts.priorMeanService.Seconds())
 	in.spec = e.specs[cqs.Name]
-	in.cyclePeriod, _ = e.cycleBusy.Value()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
 	return in
 }

@@ -104,42 +104,18 @@ func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec)
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	previous := e.specs[cq].cohort
 	e.specs[cq] = spec
+	e.stats.SetCohort(cq, spec.cohort)
 	e.markChanged(cq)
-	if previous != spec.cohort {
-		e.forgetCohortIfEmpty(previous)
-	}
-}
-
-// forgetCohortIfEmpty drops the release time kept for cohort (see
-// noteRelease) once no known ClusterQueue is in it, so that the map does
-// not grow with every cohort name ever used. O(ClusterQueues), on a
-// ClusterQueue's deletion or change of cohort only. Under e.mu.
-func (e *Estimator) forgetCohortIfEmpty(cohort kueue.CohortReference) {
-	if cohort == "" {
-		return
-	}
-	if _, kept := e.cohortReleases[cohort]; !kept {
-		return
-	}
-	for _, spec := range e.specs {
-		if spec.cohort == cohort {
-			return
-		}
-	}
-	delete(e.cohortReleases, cohort)
 }
 
 func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	cohort := e.specs[cq].cohort
 	delete(e.specs, cq)
-	delete(e.perQueue, cq)
+	e.stats.Forget(cq)
 	e.markChanged(cq)
-	e.forgetCohortIfEmpty(cohort)
 	for key, a := range e.unlisted {
 		if a.clusterQueue == cq {
 			delete(e.unlisted, key)
@@ -306,7 +282,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		now := e.opts.clock.Now()
 		e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: admission.ClusterQueue, Kind: earlyevents.Release, Apply: func() {
 			delete(e.admittedAt, key)
-			e.noteRelease(admission.ClusterQueue, now)
+			e.stats.NoteRelease(admission.ClusterQueue, now)
 			if at, ok := e.evictedAt[key]; ok {
 				if d := eventTimeOf(now) - at; d >= 0 {
 					e.statsFor(admission.ClusterQueue).ReleaseDelay.Observe(time.Duration(d).Seconds())
@@ -340,7 +316,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 	}
 	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: kind, Apply: func() {
 		s := e.statsFor(cq)
-		e.noteRelease(cq, now)
+		e.stats.NoteRelease(cq, now)
 		if finished {
 			span, ok := span, hasSpan
 			if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {
@@ -559,7 +535,9 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i := range cqs.Items {
-		e.specs[kueue.ClusterQueueReference(cqs.Items[i].Name)] = queueSpecOf(&cqs.Items[i])
+		name, spec := kueue.ClusterQueueReference(cqs.Items[i].Name), queueSpecOf(&cqs.Items[i])
+		e.specs[name] = spec
+		e.stats.SetCohort(name, spec.cohort)
 	}
 	for cq, s := range per {
 		e.statsFor(cq).Seed(s)
@@ -627,30 +605,4 @@ func isEvicted(wl *kueue.Workload) bool {
 func isEvictedByPreemption(wl *kueue.Workload) bool {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadEvictedByPreemption
-}
-
-// noteRelease records that a workload of cq gave its quota back at now: in
-// cq's statistics, and in its cohort's, since Kueue lends freed quota to any
-// ClusterQueue of the cohort, directly (borrowing) or by preemption
-// (reclaim). Only the direct parent cohort is kept; a release elsewhere in
-// a hierarchical cohort tree is not seen by the others. Under e.mu.
-func (e *Estimator) noteRelease(cq kueue.ClusterQueueReference, now time.Time) {
-	e.statsFor(cq).LastRelease = now
-	if c := e.specs[cq].cohort; c != "" {
-		e.cohortReleases[c] = now
-	}
-}
-
-// lastReleaseFor is the later of the last release of quota in cq (its
-// statistics s) and in its cohort (see noteRelease): a workload of cq
-// that arrived before it and was admitted untried may have waited for
-// that quota. Under e.mu.
-func (e *Estimator) lastReleaseFor(cq kueue.ClusterQueueReference, s *queueStats) time.Time {
-	last := s.LastRelease
-	if c := e.specs[cq].cohort; c != "" {
-		if t := e.cohortReleases[c]; t.After(last) {
-			last = t
-		}
-	}
-	return last
 }
