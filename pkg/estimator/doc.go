@@ -23,7 +23,9 @@
 //   - [positions] indexes workloads by namespace and name: the pending
 //     workloads tracked, each ClusterQueue's published estimates;
 //   - [published] holds the published [Results] and decides which
-//     ClusterQueues a refresh recomputes and which parts it reuses.
+//     ClusterQueues a refresh recomputes, from what the events changed
+//     and the arrivals a refresh missed ([published.Changes]), and which
+//     parts it reuses.
 //
 // What stays here is the adaptation: converting Kueue's snapshot and
 // pending lists to an [engine.Queue] (convert.go, classes.go, lent.go,

@@ -96,17 +96,11 @@ type Estimator struct {
 	// its ClusterQueue), it finishes or it is deleted: bounded by the
 	// workloads being evicted.
 	evictedAt map[workload.Reference]eventTime
-	// changed holds the ClusterQueues an event changed since the last
-	// refresh took them (see recomputeSet); changedAll says every one did.
-	changed    map[kueue.ClusterQueueReference]struct{}
-	changedAll bool
-	// unlisted holds the workloads seen arriving (or requeued by a
-	// preemption) that no refresh has published yet. The event handlers
-	// hear of an arrival before, or at the same time as, Kueue's queue
-	// manager lists it: a refresh between the two recomputes the
-	// ClusterQueue without it, and only a later event or the maximum
-	// staleness would recompute it again. See relistUnpublished.
-	unlisted map[workload.Reference]unlistedArrival
+	// changes holds the ClusterQueues an event changed since the last
+	// refresh took them (see recomputeSet), and the workloads seen
+	// arriving (or requeued by a preemption) that no refresh has published
+	// yet (see published.Changes and published.Relist).
+	changes *published.Changes[kueue.ClusterQueueReference, workload.Reference]
 	// parked holds the workloads seen arriving in a LocalQueue that Kueue's
 	// queue manager did not map to a ClusterQueue yet: its LocalQueue's
 	// event may reach the manager after the workload's reaches the
@@ -205,9 +199,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		specs:      make(map[kueue.ClusterQueueReference]queueSpec),
 		admittedAt: make(map[workload.Reference]eventTime),
 		evictedAt:  make(map[workload.Reference]eventTime),
-		changed:    make(map[kueue.ClusterQueueReference]struct{}),
-		changedAll: true,
-		unlisted:   make(map[workload.Reference]unlistedArrival),
+		changes:    published.NewChanges[kueue.ClusterQueueReference, workload.Reference](),
 		parked:     make(map[workload.Reference]parkedArrival),
 	}
 	e.refreshHolds = lockhold.New(&e.mu, o.clock)
@@ -255,22 +247,20 @@ func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats { retur
 // (and so, through borrowing, of its cohort tree). The caller holds e.mu
 // and sets e.dirty.
 func (e *Estimator) markChanged(cq kueue.ClusterQueueReference) {
-	e.changed[cq] = struct{}{}
+	e.changes.Mark(cq)
 }
 
 // markAllChanged records that every ClusterQueue is to be recomputed.
 func (e *Estimator) markAllChanged() {
 	defer e.dirty.Store(true)
 	defer e.lockForRefresh().Unlock()
-	e.changedAll = true
+	e.changes.MarkAll()
 }
 
 // takeChanged returns and resets what changed since the last call.
 func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
 	defer e.lockForRefresh().Unlock()
-	changed, all := e.changed, e.changedAll
-	e.changed, e.changedAll = make(map[kueue.ClusterQueueReference]struct{}), false
-	return changed, all
+	return e.changes.Take()
 }
 
 // Classify partitions a workload the scheduler could not admit (paper
@@ -625,7 +615,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	next.Seal()
 	e.results.Store(next)
 	done = true
-	e.relistUnpublished(start, next, outputs)
+	e.relistUnpublished(start, outputs)
 	if r := e.opts.reporter; r != nil {
 		for _, out := range outputs {
 			r.ReportQueueModel(out.Model)
@@ -643,46 +633,21 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 		"longestLockHold", e.refreshHolds.Longest())
 }
 
-// unlistedArrival is where and when a workload of Estimator.unlisted was
+// unlistedArrival is where and when a workload of Estimator.changes was
 // seen arriving.
-type unlistedArrival struct {
-	clusterQueue kueue.ClusterQueueReference
-	at           eventTime
-}
+type unlistedArrival = published.Arrival[kueue.ClusterQueueReference]
 
 // relistUnpublished marks again as changed the ClusterQueue of every
 // workload seen arriving that the refresh at now recomputed without
-// publishing it (the queue manager did not list it yet), so that the next
-// refresh looks again. A workload published, no longer pending, or
-// unlisted for the maximum staleness (a LocalQueue that is stopped, an
-// inactive workload: the staleness rule refreshes its queue anyway) is
-// forgotten. The set is bounded by the arrivals of about one refresh.
-func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueResults) {
+// publishing it, so that the next refresh looks again (see
+// published.Relist).
+func (e *Estimator) relistUnpublished(now time.Time, recomputed map[kueue.ClusterQueueReference]*queueResults) {
 	defer e.lockForRefresh().Unlock()
-	if len(e.unlisted) == 0 {
-		return
+	pending := func(name workloadName) bool {
+		_, ok := e.book.Pending.Get(name)
+		return ok
 	}
-	// Kept in a new map: a Go map keeps the buckets of deleted entries,
-	// and a burst of arrivals (or the warm start's replay) would leave
-	// them allocated for good.
-	kept := make(map[workload.Reference]unlistedArrival)
-	again := false
-	for key, a := range e.unlisted {
-		if _, ok := recomputed[a.clusterQueue]; !ok {
-			kept[key] = a
-			continue
-		}
-		_, stillPending := e.book.Pending.Get(nameFromReference(key))
-		_, isPublished := recomputed[a.clusterQueue].Position(nameFromReference(key))
-		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
-			continue
-		}
-		kept[key] = a
-		e.markChanged(a.clusterQueue)
-		again = true
-	}
-	e.unlisted = kept
-	if again {
+	if published.Relist(e.changes, now, recomputed, pending, e.opts.maxStaleness) {
 		e.dirty.Store(true)
 	}
 }

@@ -116,11 +116,7 @@ func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	delete(e.specs, cq)
 	e.stats.Forget(cq)
 	e.markChanged(cq)
-	for key, a := range e.unlisted {
-		if a.clusterQueue == cq {
-			delete(e.unlisted, key)
-		}
-	}
+	e.changes.ForgetClusterQueue(cq)
 }
 
 // onWorkloadDelete forgets a workload. One deleted while pending with a
@@ -149,7 +145,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	case ok || admitted:
 		// Tracked, but its ClusterQueue is no longer known: it may be in
 		// any of them.
-		e.changedAll = true
+		e.changes.MarkAll()
 	}
 	e.book.Forget(key)
 	delete(e.parked, key)
@@ -194,7 +190,7 @@ type parkedArrival struct {
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
 	e.book.Track(key, a.name, ledger.ArrivalOffset(a.created, a.at))
-	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
+	e.changes.Unlisted[key] = unlistedArrival{ClusterQueue: cq, At: int64(eventTimeOf(a.at))}
 	e.statsFor(cq).ObserveArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
 }
@@ -337,7 +333,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
 			e.book.Track(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
-			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
+			e.changes.Unlisted[key] = unlistedArrival{ClusterQueue: cq, At: int64(eventTimeOf(now))}
 			s.Preemptions.ObserveAt(evictedAt)
 			if newWl.Status.Admission == nil {
 				// Evicted and released in one update: the quota came
@@ -548,7 +544,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		}
 	}
 	e.replayEarlyEvents(listed)
-	e.changedAll = true
+	e.changes.MarkAll()
 	e.dirty.Store(true)
 	e.opts.log.V(2).Info("Wait time estimator warmed from the cache", "workloads", len(wls.Items), "clusterQueues", len(per))
 	return nil
