@@ -4,7 +4,8 @@
 // the informer's Workload objects) to the Kueue-free engine of this module:
 //
 //   - [engine] rolls one ClusterQueue from plain inputs: the
-//     Quotable/Unfeasible partition and k_eff ([capacity]), the paper's
+//     Quotable/Unfeasible partition and k_eff ([capacity], which also
+//     interns the running workloads' usages), the paper's
 //     a-priori M/G/k model ([queueing]), the state-conditioned per-workload
 //     forecast ([forecast]) and the what-if answers;
 //   - [queuestats] holds each ClusterQueue's online arrival, service,
