@@ -7,7 +7,9 @@
 //     Quotable/Unfeasible partition and k_eff ([capacity], which also
 //     interns the running workloads' usages), the paper's
 //     a-priori M/G/k model ([queueing]), the state-conditioned per-workload
-//     forecast ([forecast]) and the what-if answers;
+//     forecast ([forecast]) and the what-if answers; its [engine.Settings]
+//     are the plain settings the options set, with their defaults and
+//     validation;
 //   - [queuestats] holds each ClusterQueue's online arrival, service,
 //     preemption and coverage statistics (over [stats] and [calibration])
 //     and what they pool, each ClusterQueue's cohort with the last release

@@ -144,8 +144,8 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.maxStaleness == 0 {
-		o.maxStaleness = refreshschedule.MaxStalenessFor(o.refreshPeriod)
+	if o.MaxStaleness == 0 {
+		o.MaxStaleness = refreshschedule.MaxStalenessFor(o.RefreshPeriod)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -158,17 +158,17 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		o.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	}
 	f, err := forecast.New(
-		forecast.WithSamples(o.forecastSamples),
-		forecast.WithHorizonCount(o.forecastDepth),
-		forecast.WithHorizonSeconds(o.horizon.Seconds()),
+		forecast.WithSamples(o.ForecastSamples),
+		forecast.WithHorizonCount(o.ForecastDepth),
+		forecast.WithHorizonSeconds(o.Horizon.Seconds()),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	eng, err := engine.New(f, engine.Config{
-		PriorMeanServiceSeconds: o.priorMeanService.Seconds(),
-		MinServiceSamples:       o.minServiceSamples,
-		HorizonSeconds:          o.horizon.Seconds(),
+		PriorMeanServiceSeconds: o.PriorMeanService.Seconds(),
+		MinServiceSamples:       o.MinServiceSamples,
+		HorizonSeconds:          o.Horizon.Seconds(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
@@ -176,10 +176,10 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	statsCfg, err := queuestats.NewConfig(statsConfig{
 		Clock:             o.clock,
 		Rand:              o.rng,
-		HalfLife:          o.halfLife,
-		ServiceSampleSize: o.serviceSampleSize,
-		MinServiceSamples: o.minServiceSamples,
-		EMAAlpha:          o.emaAlpha,
+		HalfLife:          o.HalfLife,
+		ServiceSampleSize: o.ServiceSampleSize,
+		MinServiceSamples: o.MinServiceSamples,
+		EMAAlpha:          o.EMAAlpha,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
@@ -524,8 +524,8 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 func (e *Estimator) Start(ctx context.Context) error {
 	e.warmStart(ctx)
 	now := e.opts.clock.Now()
-	budget := refreshschedule.NewBudget(e.opts.refreshPeriod, e.opts.maxStaleness, e.opts.refreshMillicores, now)
-	timer := time.NewTimer(refreshschedule.Next(now, e.opts.refreshPeriod, e.opts.refreshPeriod).Sub(now))
+	budget := refreshschedule.NewBudget(e.opts.RefreshPeriod, e.opts.MaxStaleness, e.opts.RefreshMillicores, now)
+	timer := time.NewTimer(refreshschedule.Next(now, e.opts.RefreshPeriod, e.opts.RefreshPeriod).Sub(now))
 	defer timer.Stop()
 	for {
 		select {
@@ -533,15 +533,15 @@ func (e *Estimator) Start(ctx context.Context) error {
 			return nil
 		case <-timer.C:
 		}
-		delay := e.opts.refreshPeriod
+		delay := e.opts.RefreshPeriod
 		now := e.opts.clock.Now()
-		if published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
+		if published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.MaxStaleness) {
 			e.refresh(ctx, false)
 			end := e.opts.clock.Now()
 			delay = budget.Spend(end, end.Sub(now))
 		}
 		after := e.opts.clock.Now()
-		timer.Reset(refreshschedule.Next(after, delay, e.opts.refreshPeriod).Sub(after))
+		timer.Reset(refreshschedule.Next(after, delay, e.opts.RefreshPeriod).Sub(after))
 	}
 }
 
@@ -625,7 +625,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 				r.ClearQueueModel(name)
 			}
 		}
-		r.ReportRefresh(RefreshReport{PublishedAt: next.Oldest(), Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
+		r.ReportRefresh(RefreshReport{PublishedAt: next.Oldest(), Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.MaxStaleness,
 			LongestLockHold: e.refreshHolds.Longest()})
 	}
 	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", next.Len(), "recomputed", len(outputs),
@@ -647,7 +647,7 @@ func (e *Estimator) relistUnpublished(now time.Time, recomputed map[kueue.Cluste
 		_, ok := e.book.Pending.Get(name)
 		return ok
 	}
-	if published.Relist(e.changes, now, recomputed, pending, e.opts.maxStaleness) {
+	if published.Relist(e.changes, now, recomputed, pending, e.opts.MaxStaleness) {
 		e.dirty.Store(true)
 	}
 }
@@ -681,13 +681,13 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 			return nil, nil, nil, err
 		}
 		places := placesOf(snap.ClusterQueues())
-		return snap.ClusterQueues(), places, published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
+		return snap.ClusterQueues(), places, published.RecomputeSet(now, places, prev, changed, all, e.opts.MaxStaleness), nil
 	}
 	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.Len())
 	trees.VisitClusterQueues(func(cq kueue.ClusterQueueReference, root kueue.CohortReference, generation int64) {
 		places[cq] = queuePlace{Root: root, Generation: generation}
 	})
-	recompute := published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
+	recompute := published.RecomputeSet(now, places, prev, changed, all, e.opts.MaxStaleness)
 	if len(recompute) == 0 {
 		return nil, places, recompute, nil
 	}
@@ -818,9 +818,9 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	model := queuestats.ModelOf(cqs.Name, now, view, &rolled, len(pending))
 	switch {
-	case e.opts.admissionFairShare && in.spec.admissionScope:
+	case e.opts.AdmissionFairSharing && in.spec.admissionScope:
 		model.UnmodelledOrdering = OrderingAdmissionFairSharing
-	case e.opts.fairSharing && cqs.HasParent():
+	case e.opts.FairSharing && cqs.HasParent():
 		model.UnmodelledOrdering = OrderingFairSharing
 	}
 	out.Model, out.HasModel = model, true
@@ -1033,7 +1033,7 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 			in.admitted[key] = at.time()
 		}
 	}
-	in.view, in.cyclePeriod = e.stats.ViewOf(cqs.Name, e.opts.priorMeanService.Seconds())
+	in.view, in.cyclePeriod = e.stats.ViewOf(cqs.Name, e.opts.PriorMeanService.Seconds())
 	in.spec = e.specs[cqs.Name]
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
 	return in

@@ -225,7 +225,7 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 	for key, a := range e.parkedArrivals() {
 		if cq, ok := e.queues.ClusterQueueFromLocalQueue(a.localQueue); ok {
 			found = append(found, resolved{key: key, cq: cq, a: a})
-		} else if now.Sub(a.at) < e.opts.maxStaleness {
+		} else if now.Sub(a.at) < e.opts.MaxStaleness {
 			again = true
 		}
 	}

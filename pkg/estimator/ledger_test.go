@@ -589,7 +589,7 @@ func TestUnmappedArrivalIsLookedUpEveryPeriodOnlyWhileYoung(t *testing.T) {
 	e.WorkloadEventHandler().OnAdd(queuedWorkload("orphan", "missing", t0), false)
 	var got []bool
 	got = append(got, e.dirty.Load())
-	for _, step := range []time.Duration{time.Second, e.opts.maxStaleness} {
+	for _, step := range []time.Duration{time.Second, e.opts.MaxStaleness} {
 		env.clock.Step(step)
 		e.refresh(env.ctx, false)
 		got = append(got, e.dirty.Load())
