@@ -830,7 +830,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 
 	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
-	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
+	ledgerStamp := ledger.StampOf(&model, rolled.Method, view.Calibration)
 	for i, name := range names {
 		r := rolled.Estimates[i]
 		est := estimates.EstimateOf(cqs.Name, now, r)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
+	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
 // The prediction ledger keeps, for every pending workload, the first wait
@@ -107,6 +108,22 @@ type Stamp[Q ~string] struct {
 	Method            engine.Method
 	EMA, Paper, Whitt float64
 	Calibration       engine.Calibration
+}
+
+// StampOf is the stamp of a refresh of one ClusterQueue, from the model m
+// it published, the method of its roll and the calibration it applied:
+// the EMA baseline's wait if m has one, and the paper's and Whitt's mean
+// waits if m's queue is stable (NaN for none).
+func StampOf[Q ~string](m *estimates.QueueModel[Q], method engine.Method, cal engine.Calibration) *Stamp[Q] {
+	s := &Stamp[Q]{ClusterQueue: m.ClusterQueue, At: m.At.UnixNano(), Method: method,
+		EMA: math.NaN(), Paper: math.NaN(), Whitt: math.NaN(), Calibration: cal}
+	if m.HasEMA {
+		s.EMA = m.EMAWait.Seconds()
+	}
+	if m.HasRates && m.Stable {
+		s.Paper, s.Whitt = m.MeanWait.Seconds(), m.WhittMeanWait.Seconds()
+	}
+	return s
 }
 
 // Line is what the estimator keeps per pending workload, 24 bytes: its line in the ledger, the first forecast published for it

@@ -5,6 +5,9 @@
 // events recorded, and [Relist] for the arrivals a refresh missed) and
 // which parts it reuses unchanged ([Next]).
 //
+// [FromEstimates] builds Results from plain estimates and models, as a
+// refresh would publish them (for the readers' tests).
+//
 // Each ClusterQueue's [Part] holds its queue model and the estimates of its
 // pending workloads, indexed by namespace and name (see [positions.Table]).
 // A ClusterQueue keeps its slot from one Results to the next, and a part
