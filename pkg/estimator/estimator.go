@@ -523,26 +523,12 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 // from now. It implements controller-runtime's manager.Runnable.
 func (e *Estimator) Start(ctx context.Context) error {
 	e.warmStart(ctx)
-	now := e.opts.clock.Now()
-	budget := refreshschedule.NewBudget(e.opts.RefreshPeriod, e.opts.MaxStaleness, e.opts.RefreshMillicores, now)
-	timer := time.NewTimer(refreshschedule.Next(now, e.opts.RefreshPeriod, e.opts.RefreshPeriod).Sub(now))
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-timer.C:
-		}
-		delay := e.opts.RefreshPeriod
-		now := e.opts.clock.Now()
-		if published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.MaxStaleness) {
-			e.refresh(ctx, false)
-			end := e.opts.clock.Now()
-			delay = budget.Spend(end, end.Sub(now))
-		}
-		after := e.opts.clock.Now()
-		timer.Reset(refreshschedule.Next(after, delay, e.opts.RefreshPeriod).Sub(after))
-	}
+	refreshschedule.Run(ctx, e.opts.clock, e.opts.RefreshPeriod, e.opts.MaxStaleness, e.opts.RefreshMillicores,
+		func(now time.Time) bool {
+			return published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.MaxStaleness)
+		},
+		func() { e.refresh(ctx, false) })
+	return nil
 }
 
 // warmStart runs WarmStart with the reader given by WithWarmStart, if any.
