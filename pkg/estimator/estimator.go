@@ -765,7 +765,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 		queue.Running = append(queue.Running, r)
 	}
-	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.reasons
+	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.reasons.List
 	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
 	if cohort.Reclaim != cohortview.NoReclaim && len(cohort.Holders) > 0 {
 		top := int32(math.MinInt32)

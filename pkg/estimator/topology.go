@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,8 @@ import (
 	"sigs.k8s.io/kueue/pkg/features"
 	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 // unplaceableByTopology tells why Topology-Aware Scheduling can never place
@@ -194,11 +195,10 @@ func (v *topologyVerdicts) load() map[workload.Reference]string {
 
 // unplaceableIndex gives each pending workload of one refreshed
 // ClusterQueue its engine.Pending.Unplaceable: 0, or the 1-based index of
-// its topology verdict in reasons, each distinct reason listed once.
+// its topology verdict in reasons (see engine.Reasons).
 type unplaceableIndex struct {
 	verdicts map[workload.Reference]string
-	reasons  []string
-	at       map[string]uint16
+	reasons  engine.Reasons
 }
 
 func (u *unplaceableIndex) of(wl *kueue.Workload) uint16 {
@@ -209,18 +209,5 @@ func (u *unplaceableIndex) of(wl *kueue.Workload) uint16 {
 	if !ok {
 		return 0
 	}
-	if i, ok := u.at[why]; ok {
-		return i
-	}
-	if len(u.reasons) == math.MaxUint16 {
-		// As many distinct reasons in one ClusterQueue is beyond any real
-		// topology; the workload keeps its quota verdict.
-		return 0
-	}
-	if u.at == nil {
-		u.at = make(map[string]uint16)
-	}
-	u.reasons = append(u.reasons, why)
-	u.at[why] = uint16(len(u.reasons))
-	return u.at[why]
+	return u.reasons.Index(why)
 }
