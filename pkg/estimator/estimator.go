@@ -803,7 +803,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 
 	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
-	ledgerStamp := ledger.StampOf(&model, rolled.Method, view.Calibration)
+	ledgerStamp := ledger.StampOf(model.ClusterQueue, model.At, rolled.Method, view.Calibration, &model.APriori, model.EMAWait, model.HasEMA)
 	for i, name := range names {
 		r := rolled.Estimates[i]
 		est := estimates.EstimateOf(cqs.Name, now, r)

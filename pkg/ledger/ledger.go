@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
 // The prediction ledger keeps, for every pending workload, the first wait
@@ -110,15 +109,15 @@ type Stamp[Q ~string] struct {
 	Calibration       engine.Calibration
 }
 
-// StampOf is the stamp of a refresh of one ClusterQueue, from the model m
-// it published, the method of its roll and the calibration it applied:
-// the EMA baseline's wait if m has one, and the paper's and Whitt's mean
-// waits if m's queue is stable (NaN for none).
-func StampOf[Q ~string](m *estimates.QueueModel[Q], method engine.Method, cal engine.Calibration) *Stamp[Q] {
-	s := &Stamp[Q]{ClusterQueue: m.ClusterQueue, At: m.At.UnixNano(), Method: method,
+// StampOf is the stamp of a refresh at at of ClusterQueue cq, from the
+// method of its roll, the calibration it applied and the model it
+// published: the EMA baseline's wait ema if hasEMA, and the paper's and
+// Whitt's mean waits of m if its queue is stable (NaN for none).
+func StampOf[Q ~string](cq Q, at time.Time, method engine.Method, cal engine.Calibration, m *engine.APriori, ema time.Duration, hasEMA bool) *Stamp[Q] {
+	s := &Stamp[Q]{ClusterQueue: cq, At: at.UnixNano(), Method: method,
 		EMA: math.NaN(), Paper: math.NaN(), Whitt: math.NaN(), Calibration: cal}
-	if m.HasEMA {
-		s.EMA = m.EMAWait.Seconds()
+	if hasEMA {
+		s.EMA = ema.Seconds()
 	}
 	if m.HasRates && m.Stable {
 		s.Paper, s.Whitt = m.MeanWait.Seconds(), m.WhittMeanWait.Seconds()

@@ -9,34 +9,32 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
 func TestStampOfTakesTheBaselinesTheModelHas(t *testing.T) {
 	at := time.Unix(1000, 5)
 	nan := math.NaN()
 	cases := map[string]struct {
-		model estimates.QueueModel[string]
-		want  Stamp[string]
+		model  engine.APriori
+		ema    time.Duration
+		hasEMA bool
+		want   Stamp[string]
 	}{
 		"no baseline": {
-			model: estimates.QueueModel[string]{ClusterQueue: "cq", At: at},
-			want:  Stamp[string]{ClusterQueue: "cq", At: at.UnixNano(), Method: engine.MethodForecast, EMA: nan, Paper: nan, Whitt: nan},
+			want: Stamp[string]{ClusterQueue: "cq", At: at.UnixNano(), Method: engine.MethodForecast, EMA: nan, Paper: nan, Whitt: nan},
 		},
 		"an EMA, rates of an unstable queue": {
-			model: estimates.QueueModel[string]{ClusterQueue: "cq", At: at, HasEMA: true, EMAWait: time.Minute,
-				APriori: engine.APriori{HasRates: true, MeanWait: time.Hour}},
+			model: engine.APriori{HasRates: true, MeanWait: time.Hour}, ema: time.Minute, hasEMA: true,
 			want: Stamp[string]{ClusterQueue: "cq", At: at.UnixNano(), Method: engine.MethodForecast, EMA: 60, Paper: nan, Whitt: nan},
 		},
 		"a stable queue": {
-			model: estimates.QueueModel[string]{ClusterQueue: "cq", At: at,
-				APriori: engine.APriori{HasRates: true, Stable: true, MeanWait: time.Minute, WhittMeanWait: 2 * time.Minute}},
-			want: Stamp[string]{ClusterQueue: "cq", At: at.UnixNano(), Method: engine.MethodForecast, EMA: nan, Paper: 60, Whitt: 120},
+			model: engine.APriori{HasRates: true, Stable: true, MeanWait: time.Minute, WhittMeanWait: 2 * time.Minute},
+			want:  Stamp[string]{ClusterQueue: "cq", At: at.UnixNano(), Method: engine.MethodForecast, EMA: nan, Paper: 60, Whitt: 120},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := StampOf(&tc.model, engine.MethodForecast, engine.Calibration{})
+			got := StampOf("cq", at, engine.MethodForecast, engine.Calibration{}, &tc.model, tc.ema, tc.hasEMA)
 			if diff := cmp.Diff(tc.want, *got, cmpopts.EquateNaNs()); diff != "" {
 				t.Errorf("stamp (-want +got):\n%s", diff)
 			}
