@@ -39,7 +39,9 @@
 // the refresh's reads of Kueue's snapshot and queue manager (estimator.go)
 // and publication (results.go, ledger.go), each with Kueue's names. What
 // needs none of Kueue's types moved out: the per-ClusterQueue statistics
-// map, cohort release times and cycle busy time to [queuestats.Queues];
+// map, cohort release times, cycle busy time and the running workloads'
+// admission and eviction sightings, with what their admission, release
+// and end feed the statistics, to [queuestats.Queues];
 // the set of changed ClusterQueues and the relisting of unpublished
 // arrivals to [published.Changes] and [published.Relist]; the settings,
 // their defaults and validation, and building the engine from them to

@@ -74,27 +74,22 @@ type Estimator struct {
 	// release of quota and the scheduler's busy time per cycle (see
 	// queuestats.Queues); shared is what the statistics pool: admission
 	// and first-attempt latencies, and the calibrators of the P50 and P90.
-	stats  *queuestats.Queues[kueue.ClusterQueueReference, kueue.CohortReference]
+	stats  *queuestats.Queues[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference]
 	shared *queuestats.Shared
 	// specs holds what the snapshot does not carry of each ClusterQueue.
 	specs map[kueue.ClusterQueueReference]queueSpec
 	// early holds the events seen before warming (see applyOrDefer).
 	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
 	// book holds, per pending workload, when this estimator saw it
-	// arrive and its line in the prediction ledger; admittedAt is when it
-	// saw a workload get its quota reservation. API timestamps have
-	// one-second resolution; these have the clock's, which matters for
-	// short waits and service times. Entries are removed at admission,
-	// finish and deletion, so they are bounded by the pending and running
-	// workloads. book.Pending is kept by namespace and name (positions.Tracked:
-	// a 56-byte entry per workload and its share of a table of positions).
-	book       ledger.Book[workload.Reference, kueue.ClusterQueueReference]
-	admittedAt map[workload.Reference]eventTime
-	// evictedAt is when a workload evicted by preemption was seen evicted,
-	// until its quota's release is seen (it measures the release delay of
-	// its ClusterQueue), it finishes or it is deleted: bounded by the
-	// workloads being evicted.
-	evictedAt map[workload.Reference]eventTime
+	// arrive and its line in the prediction ledger (when it saw a
+	// workload get its quota reservation, and evicted, is e.stats'). API
+	// timestamps have one-second resolution; these have the clock's, which
+	// matters for short waits and service times. Entries are removed at
+	// admission and deletion, so they are bounded by the pending
+	// workloads. book.Pending is kept by namespace and name
+	// (positions.Tracked: a 56-byte entry per workload and its share of a
+	// table of positions).
+	book ledger.Book[workload.Reference, kueue.ClusterQueueReference]
 	// changes holds the ClusterQueues an event changed since the last
 	// refresh took them (see recomputeSet), and the workloads seen
 	// arriving (or requeued by a preemption) that no refresh has published
@@ -171,23 +166,21 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	perQueue, err := queuestats.NewQueues[kueue.ClusterQueueReference, kueue.CohortReference](statsCfg)
+	perQueue, err := queuestats.NewQueues[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference](statsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	e := &Estimator{
-		opts:       o,
-		snapshots:  snapshots,
-		queues:     queues,
-		engine:     eng,
-		rng:        o.rng,
-		stats:      perQueue,
-		shared:     perQueue.Shared(),
-		specs:      make(map[kueue.ClusterQueueReference]queueSpec),
-		admittedAt: make(map[workload.Reference]eventTime),
-		evictedAt:  make(map[workload.Reference]eventTime),
-		changes:    published.NewChanges[kueue.ClusterQueueReference, workload.Reference](),
-		parked:     make(map[workload.Reference]parkedArrival),
+		opts:      o,
+		snapshots: snapshots,
+		queues:    queues,
+		engine:    eng,
+		rng:       o.rng,
+		stats:     perQueue,
+		shared:    perQueue.Shared(),
+		specs:     make(map[kueue.ClusterQueueReference]queueSpec),
+		changes:   published.NewChanges[kueue.ClusterQueueReference, workload.Reference](),
+		parked:    make(map[workload.Reference]parkedArrival),
 	}
 	e.refreshHolds = lockhold.New(&e.mu, o.clock)
 	e.dirty.Store(true)
@@ -467,13 +460,7 @@ func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score,
 func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admissionSighting) (Score, admissionOutcome) {
 	cq := wl.Status.Admission.ClusterQueue
 	key := workload.Key(wl)
-	if at, ok := e.admittedAt[key]; ok {
-		if by == seenByInformer && eventTimeOf(now) > at {
-			// The scheduler's hook came first: the difference is the
-			// watch event's lag behind the write.
-			e.statsFor(cq).WriteLag.Observe(time.Duration(eventTimeOf(now) - at).Seconds())
-			e.admittedAt[key] = eventTimeOf(now)
-		}
+	if e.stats.Admit(key, cq, now, by == seenByInformer) {
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)
@@ -483,7 +470,6 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	}
 	e.book.Forget(key)
 	delete(e.parked, key)
-	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
 	arrived, hasArrival := p.ArrivedAt(wl.CreationTimestamp.Time)
 	e.stats.ObserveAdmission(cq, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
@@ -1002,8 +988,8 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	}
 	in := queueInputs{admitted: make(map[workload.Reference]time.Time, len(cqs.Workloads))}
 	for key := range cqs.Workloads {
-		if at, ok := e.admittedAt[key]; ok {
-			in.admitted[key] = at.time()
+		if at, ok := e.stats.AdmittedAt[key]; ok {
+			in.admitted[key] = eventTime(at).time()
 		}
 	}
 	in.view, in.cyclePeriod = e.stats.ViewOf(cqs.Name, e.opts.PriorMeanService.Seconds())

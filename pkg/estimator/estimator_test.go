@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -601,8 +602,8 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 	if mean, _ := s.Service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
-	if e.book.Pending.Len() != 0 || len(e.admittedAt) != 0 {
-		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.book.Pending, e.admittedAt)
+	if e.book.Pending.Len() != 0 || len(e.stats.AdmittedAt) != 0 {
+		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.book.Pending, e.stats.AdmittedAt)
 	}
 }
 
@@ -849,8 +850,10 @@ func TestReleaseDelayIsMeasuredFromEvictionToRelease(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("release delays (-want,+got):\n%s", diff)
 			}
-			if len(e.evictedAt) != 0 {
-				t.Errorf("evictions still tracked after the release: %v", e.evictedAt)
+			// The evictions are queuestats.Queues' own evictedAt (read by
+			// reflection).
+			if evictedAt := reflect.ValueOf(e.stats).Elem().FieldByName("evictedAt"); evictedAt.Len() != 0 {
+				t.Errorf("evictions still tracked after the release: %v", evictedAt)
 			}
 		})
 	}

@@ -138,7 +138,7 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, ok := e.book.Pending.Get(nameFromReference(key))
-	_, admitted := e.admittedAt[key]
+	admitted := e.stats.ForgetWorkload(key)
 	switch {
 	case known:
 		e.markChanged(queue)
@@ -149,8 +149,6 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	}
 	e.book.Forget(key)
 	delete(e.parked, key)
-	delete(e.admittedAt, key)
-	delete(e.evictedAt, key)
 	if !ok || p.Stamp == nil {
 		return "", false
 	}
@@ -277,14 +275,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		key := workload.Key(newWl)
 		now := e.opts.clock.Now()
 		e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: admission.ClusterQueue, Kind: earlyevents.Release, Apply: func() {
-			delete(e.admittedAt, key)
-			e.stats.NoteRelease(admission.ClusterQueue, now)
-			if at, ok := e.evictedAt[key]; ok {
-				if d := eventTimeOf(now) - at; d >= 0 {
-					e.statsFor(admission.ClusterQueue).ReleaseDelay.Observe(time.Duration(d).Seconds())
-				}
-				delete(e.evictedAt, key)
-			}
+			e.stats.Release(key, admission.ClusterQueue, now)
 		}})
 		// The same update may carry the preemption: go on.
 	}
@@ -311,48 +302,18 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		shapeKey, _, _ = admittedDemand(admission)
 	}
 	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: kind, Apply: func() {
-		s := e.statsFor(cq)
-		e.stats.NoteRelease(cq, now)
-		if finished {
-			span, ok := span, hasSpan
-			if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {
-				// Both ends seen here: clock resolution instead of the
-				// conditions' whole seconds.
-				span, ok = stats.Span{Start: at.time(), End: now}, true
-			}
-			if ok {
-				s.ObserveService(priorityOf(newWl), shapeKey, span.End, span.Seconds())
-				e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
-			}
-		}
-		delete(e.admittedAt, key)
-		if finished {
-			delete(e.evictedAt, key)
+		service, observed := e.stats.End(key, cq, now, queuestats.End{Finished: finished, Preempted: preempted,
+			Priority: priorityOf(newWl), ShapeKey: shapeKey, Span: span, HasSpan: hasSpan, EvictedAt: evictedAt,
+			Released: newWl.Status.Admission == nil, InClusterQueue: preempted && preemptedInClusterQueue(newWl)})
+		if observed {
+			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", service.End.Sub(service.Start))
 		}
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
 			e.book.Track(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
 			e.changes.Unlisted[key] = unlistedArrival{ClusterQueue: cq, At: int64(eventTimeOf(now))}
-			s.Preemptions.ObserveAt(evictedAt)
-			if newWl.Status.Admission == nil {
-				// Evicted and released in one update: the quota came
-				// back with the eviction.
-				s.ReleaseDelay.Observe(0)
-			} else {
-				e.evictedAt[key] = eventTimeOf(now)
-			}
 			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
-			// The next admission is the preemptor's when it is of this
-			// ClusterQueue: its delay is measured apart from the
-			// admission latency after completions. A victim of a reclaim
-			// or of fair sharing was preempted by another ClusterQueue's
-			// workload, and this one's next admission may come much later.
-			if s.PreemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
-				s.PreemptedAt, s.PreemptedPriority = now, priorityOf(newWl)
-			}
-		} else if s.QuotablePending > 0 && s.FreedAt.IsZero() {
-			s.FreedAt = now
 		}
 	}})
 }

@@ -7,15 +7,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
-func mustQueues(t *testing.T) *Queues[string, string] {
+func mustQueues(t *testing.T) *Queues[string, string, string] {
 	t.Helper()
 	c, err := NewConfig(validConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := NewQueues[string, string](c)
+	qs, err := NewQueues[string, string, string](c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +133,89 @@ func TestStatsInvariantPanicsOnlyOnAnError(t *testing.T) {
 			}()
 			if diff := cmp.Diff(tc.wantPanic, got != nil); diff != "" {
 				t.Errorf("panic %v (-want +got):\n%s", got, diff)
+			}
+		})
+	}
+}
+
+// A workload's sightings: the informer's admission after the scheduler's
+// measures the write lag, a release after a preemption the release delay,
+// a finish its service time from the admission seen; none is left after.
+func TestQueuesFollowAWorkloadsRun(t *testing.T) {
+	sec := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	cases := map[string]struct {
+		run          func(qs *Queues[string, string, string])
+		wantWriteLag float64
+		wantRelease  float64
+		wantService  float64
+		wantPreempt  float64
+	}{
+		"the scheduler's then the informer's admission, a finish": {
+			run: func(qs *Queues[string, string, string]) {
+				if qs.Admit("w", "cq", sec(0), false) {
+					t.Error("a first admission was recorded already")
+				}
+				if !qs.Admit("w", "cq", sec(0.25), true) {
+					t.Error("the informer's admission was not recorded already")
+				}
+				got, ok := qs.End("w", "cq", sec(10.25), End{Finished: true, Span: stats.Span{Start: sec(0), End: sec(11)}, HasSpan: true})
+				if !ok || got.Seconds() != 10 {
+					t.Errorf("service %v, %v; want 10s from the admission seen", got, ok)
+				}
+			},
+			wantWriteLag: 0.25, wantRelease: -1, wantService: 10, wantPreempt: -1,
+		},
+		"a preemption, released later": {
+			run: func(qs *Queues[string, string, string]) {
+				qs.Admit("w", "cq", sec(0), true)
+				qs.End("w", "cq", sec(5), End{Preempted: true, EvictedAt: sec(5), InClusterQueue: true})
+				qs.Release("w", "cq", sec(5.5))
+			},
+			wantWriteLag: -1, wantRelease: 0.5, wantService: -1, wantPreempt: 1,
+		},
+		"a preemption released with the eviction": {
+			run: func(qs *Queues[string, string, string]) {
+				qs.Admit("w", "cq", sec(0), true)
+				qs.End("w", "cq", sec(5), End{Preempted: true, EvictedAt: sec(5), Released: true})
+			},
+			wantWriteLag: -1, wantRelease: 0, wantService: -1, wantPreempt: 1,
+		},
+		"deleted while running": {
+			run: func(qs *Queues[string, string, string]) {
+				qs.Admit("w", "cq", sec(0), true)
+				if !qs.ForgetWorkload("w") {
+					t.Error("a workload seen admitted was forgotten as not admitted")
+				}
+			},
+			wantWriteLag: -1, wantRelease: -1, wantService: -1, wantPreempt: -1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			qs := mustQueues(t)
+			tc.run(qs)
+			s := qs.Of("cq")
+			value := func(v float64, ok bool) float64 {
+				if !ok {
+					return -1
+				}
+				return v
+			}
+			service := -1.0
+			if s.Service.Count() > 0 {
+				service, _ = s.Service.Mean()
+			}
+			preemptions := -1.0
+			if n := s.Preemptions.Count(); n > 0 {
+				preemptions = float64(n)
+			}
+			got := []float64{value(s.WriteLag.Value()), value(s.ReleaseDelay.Value()), service, preemptions}
+			want := []float64{tc.wantWriteLag, tc.wantRelease, tc.wantService, tc.wantPreempt}
+			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("write lag, release delay, service, preemptions (-want +got):\n%s", diff)
+			}
+			if len(qs.AdmittedAt) != 0 || len(qs.evictedAt) != 0 {
+				t.Errorf("sightings left: admitted %v, evicted %v", qs.AdmittedAt, qs.evictedAt)
 			}
 		})
 	}
