@@ -83,23 +83,3 @@ func (s *Settings) Validate() error {
 	}
 	return nil
 }
-
-// NewEngine returns the engine of settings s: its forecaster's sample
-// count, depth and horizon, its prior mean service time and the service
-// samples a ClusterQueue needs. It returns the first error of forecast.New
-// or New.
-func (s *Settings) NewEngine() (*Engine, error) {
-	f, err := forecast.New(
-		forecast.WithSamples(s.ForecastSamples),
-		forecast.WithHorizonCount(s.ForecastDepth),
-		forecast.WithHorizonSeconds(s.Horizon.Seconds()),
-	)
-	if err != nil {
-		return nil, err
-	}
-	return New(f, Config{
-		PriorMeanServiceSeconds: s.PriorMeanService.Seconds(),
-		MinServiceSamples:       s.MinServiceSamples,
-		HorizonSeconds:          s.Horizon.Seconds(),
-	})
-}

@@ -38,27 +38,3 @@ func TestSettingsValidate(t *testing.T) {
 		})
 	}
 }
-
-func TestSettingsNewEngine(t *testing.T) {
-	cases := map[string]struct {
-		change  func(*Settings)
-		wantErr bool
-	}{
-		"defaults":           {change: func(*Settings) {}},
-		"no forecast sample": {change: func(s *Settings) { s.ForecastSamples = 0 }, wantErr: true},
-		"no forecast depth":  {change: func(s *Settings) { s.ForecastDepth = 0 }, wantErr: true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			s := DefaultSettings()
-			tc.change(&s)
-			e, err := s.NewEngine()
-			if diff := cmp.Diff(tc.wantErr, err != nil); diff != "" {
-				t.Errorf("error %v (-want +got):\n%s", err, diff)
-			}
-			if diff := cmp.Diff(!tc.wantErr, e != nil); diff != "" {
-				t.Errorf("an engine (-want +got):\n%s", diff)
-			}
-		})
-	}
-}

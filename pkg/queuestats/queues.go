@@ -62,7 +62,7 @@ func statsInvariant(err error) {
 // NewQueues returns the statistics of no ClusterQueue yet, made with c
 // (which NewConfig validated), and what they pool.
 func NewQueues[Q, C, W comparable](c Config) (*Queues[Q, C, W], error) {
-	shared, err := c.NewShared()
+	shared, err := c.newShared()
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (qs *Queues[Q, C, W]) Forget(cq Q) {
 }
 
 // forgetCohortIfEmpty drops the release time kept for cohort (see
-// NoteRelease) once no known ClusterQueue is in it. O(ClusterQueues), on
+// noteRelease) once no known ClusterQueue is in it. O(ClusterQueues), on
 // a ClusterQueue's deletion or change of cohort only.
 func (qs *Queues[Q, C, W]) forgetCohortIfEmpty(cohort C) {
 	var none C
@@ -129,12 +129,12 @@ func (qs *Queues[Q, C, W]) forgetCohortIfEmpty(cohort C) {
 	delete(qs.cohortReleases, cohort)
 }
 
-// NoteRelease records that a workload of cq gave its quota back at now: in
+// noteRelease records that a workload of cq gave its quota back at now: in
 // cq's statistics, and in its cohort's, since Kueue lends freed quota to
 // any ClusterQueue of the cohort, directly (borrowing) or by preemption
 // (reclaim). Only the direct parent cohort is kept; a release elsewhere in
 // a hierarchical cohort tree is not seen by the others.
-func (qs *Queues[Q, C, W]) NoteRelease(cq Q, now time.Time) {
+func (qs *Queues[Q, C, W]) noteRelease(cq Q, now time.Time) {
 	qs.Of(cq).LastRelease = now
 	var none C
 	if c := qs.cohortOf[cq]; c != none {
@@ -143,7 +143,7 @@ func (qs *Queues[Q, C, W]) NoteRelease(cq Q, now time.Time) {
 }
 
 // lastReleaseFor is the later of the last release of quota in cq (its
-// statistics s) and in its cohort (see NoteRelease): a workload of cq
+// statistics s) and in its cohort (see noteRelease): a workload of cq
 // that arrived before it and was admitted untried may have waited for
 // that quota.
 func (qs *Queues[Q, C, W]) lastReleaseFor(cq Q, s *Queue) time.Time {
@@ -158,12 +158,12 @@ func (qs *Queues[Q, C, W]) lastReleaseFor(cq Q, s *Queue) time.Time {
 }
 
 // ObserveAdmission updates the statistics of cq, and what they pool, for
-// admission a (see Shared.ObserveAdmission), with the last release of
+// admission a (see Shared.observeAdmission), with the last release of
 // quota in cq or its cohort as a.LastRelease.
 func (qs *Queues[Q, C, W]) ObserveAdmission(cq Q, a Admission) {
 	s := qs.Of(cq)
 	a.LastRelease = qs.lastReleaseFor(cq, s)
-	qs.shared.ObserveAdmission(s, a)
+	qs.shared.observeAdmission(s, a)
 }
 
 // ObserveCycle records a scheduling cycle that began waiting for heads at
@@ -202,7 +202,7 @@ func (qs *Queues[Q, C, W]) ViewOf(cq Q, priorMeanService float64) (v View, cycle
 func (qs *Queues[Q, C, W]) ReclaimDelaysOf(lender Q, holders []cohortview.Source[Q]) cohortview.Delays[Q] {
 	var d cohortview.Delays[Q]
 	s := qs.Of(lender)
-	d.Decision, _ = qs.shared.LatencyReservoirOf(s).Mean()
+	d.Decision, _ = qs.shared.latencyReservoirOf(s).Mean()
 	d.WriteLag, _ = s.WriteLag.Value()
 	for _, src := range holders {
 		if _, done := d.Release[src.ClusterQueue]; done {
@@ -244,7 +244,7 @@ func (qs *Queues[Q, C, W]) Admit(key W, cq Q, now time.Time, informer bool) (alr
 // ReleaseDelay.
 func (qs *Queues[Q, C, W]) Release(key W, cq Q, now time.Time) {
 	delete(qs.AdmittedAt, key)
-	qs.NoteRelease(cq, now)
+	qs.noteRelease(cq, now)
 	if at, ok := qs.evictedAt[key]; ok {
 		if d := now.UnixNano() - at; d >= 0 {
 			qs.Of(cq).ReleaseDelay.Observe(time.Duration(d).Seconds())
@@ -279,7 +279,7 @@ type End struct {
 // quota for the admission latency.
 func (qs *Queues[Q, C, W]) End(key W, cq Q, now time.Time, end End) (service stats.Span, observed bool) {
 	s := qs.Of(cq)
-	qs.NoteRelease(cq, now)
+	qs.noteRelease(cq, now)
 	if end.Finished {
 		service, observed = end.Span, end.HasSpan
 		if at, seen := qs.AdmittedAt[key]; seen && !now.Before(time.Unix(0, at)) {

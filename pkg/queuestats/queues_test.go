@@ -97,7 +97,7 @@ func TestCohortReleaseTimesAreForgottenWithTheirLastClusterQueue(t *testing.T) {
 			qs := mustQueues(t)
 			qs.SetCohort("a", "team")
 			qs.SetCohort("b", "team")
-			qs.NoteRelease("a", t0)
+			qs.noteRelease("a", t0)
 			for _, l := range tc.leave {
 				if l.to == "delete" {
 					qs.Forget(l.cq)
