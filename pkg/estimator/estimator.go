@@ -1005,8 +1005,15 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 			in.admitted[key] = eventTime(at).time()
 		}
 	}
-	in.view, in.cyclePeriod = e.stats.ViewOf(cqs.Name, e.opts.PriorMeanService.Seconds())
+	s := e.statsFor(cqs.Name)
+	in.view = e.shared.View(s)
+	meanService := e.opts.PriorMeanService.Seconds()
+	if in.view.HasService {
+		meanService = in.view.ServiceMean
+	}
+	in.view.Calibration, in.view.Calibrated = e.shared.Calibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
+	in.cyclePeriod = e.stats.CyclePeriod()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
 	return in
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
-	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -179,21 +178,11 @@ func (qs *Queues[Q, C, W]) ObserveCycle(waitStart, start time.Time) {
 	}
 }
 
-// ViewOf is the copy of cq's statistics a refresh hands the engine (see
-// Shared.View), with the calibration it applies (see Shared.Calibration,
-// scaled by the mean service time, priorMeanService seconds when cq has
-// no service statistics yet) and the scheduler's busy time per cycle (0
-// before any was measured).
-func (qs *Queues[Q, C, W]) ViewOf(cq Q, priorMeanService float64) (v View, cyclePeriod float64) {
-	s := qs.Of(cq)
-	v = qs.shared.View(s)
-	meanService := priorMeanService
-	if v.HasService {
-		meanService = v.ServiceMean
-	}
-	v.Calibration, v.Calibrated = qs.shared.Calibration(s, engine.CalibrationScale(meanService))
-	cyclePeriod, _ = qs.cycleBusy.Value()
-	return v, cyclePeriod
+// CyclePeriod is the scheduler's busy time per cycle, an EMA (0 before
+// any was measured).
+func (qs *Queues[Q, C, W]) CyclePeriod() float64 {
+	v, _ := qs.cycleBusy.Value()
+	return v
 }
 
 // ReclaimDelaysOf returns what a reclaim by lender takes from the holders
