@@ -72,9 +72,11 @@ type Estimator struct {
 	mu  sync.Mutex
 	rng *rand.Rand
 	// stats holds each ClusterQueue's statistics, its cohort's last
-	// release of quota and the scheduler's busy time per cycle (see
-	// queuestats.Queues); shared is what the statistics pool: admission
-	// and first-attempt latencies, and the calibrators of the P50 and P90.
+	// release of quota, the scheduler's busy time per cycle, and when each
+	// running workload was seen admitted and, evicted by preemption,
+	// evicted (see queuestats.Queues); shared is what the statistics pool:
+	// admission and first-attempt latencies, and the calibrators of the
+	// P50 and P90.
 	stats  *queuestats.Queues[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference]
 	shared *queuestats.Shared
 	// specs holds what the snapshot does not carry of each ClusterQueue.
@@ -82,14 +84,12 @@ type Estimator struct {
 	// early holds the events seen before warming (see applyOrDefer).
 	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
 	// book holds, per pending workload, when this estimator saw it
-	// arrive and its line in the prediction ledger (when it saw a
-	// workload get its quota reservation, and evicted, is e.stats'). API
-	// timestamps have one-second resolution; these have the clock's, which
-	// matters for short waits and service times. Entries are removed at
-	// admission and deletion, so they are bounded by the pending
-	// workloads. book.Pending is kept by namespace and name
-	// (positions.Tracked: a 56-byte entry per workload and its share of a
-	// table of positions).
+	// arrive and its line in the prediction ledger. API timestamps have
+	// one-second resolution; these have the clock's, which matters for
+	// short waits. Entries are removed at admission and deletion, so they
+	// are bounded by the pending workloads. book.Pending is kept by
+	// namespace and name (positions.Tracked: a 56-byte entry per workload
+	// and its share of a table of positions).
 	book ledger.Book[workload.Reference, kueue.ClusterQueueReference]
 	// changes holds the ClusterQueues an event changed since the last
 	// refresh took them (see recomputeSet), and the workloads seen
