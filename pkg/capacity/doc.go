@@ -18,6 +18,10 @@
 // ClusterQueueSnapshot (QuotaFor, PotentialAvailable) and workload.Info into
 // [ClusterQueue] and [Workload].
 //
+// An [Interner] hands out one shared copy of each distinct [Quantities]
+// (the running workloads' usages a refresh converts are mostly copies of
+// a few).
+//
 // Nothing here panics on bad input: a malformed ClusterQueue or Workload
 // yields an error wrapping [ErrInvalidCapacity] or [ErrInvalidWorkload]
 // (or an [Invalid] classification), and sums and products saturate at

@@ -5,7 +5,8 @@
 // same inputs to a roll, so that a refresh may keep a ClusterQueue's
 // published results when only another member of its cohort changed;
 // [View.ReclaimedHolders] bounds the holders of lent quota by the
-// measured delays of a reclaim ([Delays]).
+// measured delays of a reclaim ([Delays]); a [HolderSet] chooses those
+// holders, bounded once their usage covers what was lent.
 //
 // It imports nothing of Kueue or Kubernetes: the caller names
 // ClusterQueues with its own string type and builds views from its own

@@ -17,6 +17,10 @@
 //   - the answer for a hypothetical workload on the same state
 //     ([Engine.WhatIf]).
 //
+// [Settings] are the estimator's plain settings (the refresh loop's
+// pacing, the statistics' and the forecast's), with their defaults
+// ([DefaultSettings]) and their validation.
+//
 // It imports nothing of Kueue or Kubernetes, holds no state between calls
 // and reads no clock: the caller (pkg/estimator, which adapts Kueue's
 // snapshot, queue manager and events to a [Queue]) owns time, randomness

@@ -548,3 +548,31 @@ func equalQuantities(a, b capacity.Quantities) bool {
 	}
 	return true
 }
+
+// Reasons lists the distinct reasons why some pending workloads of a
+// Queue can never be placed (Queue.Unplaceable), each once, as Index
+// adds them.
+type Reasons struct {
+	// List holds the reasons in the order they were first indexed.
+	List []string
+	at   map[string]uint16
+}
+
+// Index returns the 1-based index of why in List (Pending.Unplaceable),
+// adding it; 0 once List holds math.MaxUint16 reasons, as many distinct
+// reasons in one ClusterQueue being beyond any real topology (the workload
+// then keeps its quota verdict).
+func (r *Reasons) Index(why string) uint16 {
+	if i, ok := r.at[why]; ok {
+		return i
+	}
+	if len(r.List) == math.MaxUint16 {
+		return 0
+	}
+	if r.at == nil {
+		r.at = make(map[string]uint16)
+	}
+	r.List = append(r.List, why)
+	r.at[why] = uint16(len(r.List))
+	return r.at[why]
+}

@@ -1,8 +1,6 @@
 package estimator
 
 import (
-	"hash/maphash"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -168,23 +166,17 @@ type classifyScratch struct {
 var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{add: newPerPodAdder()} }}
 
 // runningUsages hands out the usages of running workloads, one map per
-// distinct usage since the last reset. A workload's usage is the quota it
-// holds per flavor-resource: what Kueue's Info.FlavorResourceUsage sums
-// (each pod set's total request of a resource, under the flavor assigned
-// to it), summed into the model's map directly rather than through Kueue's
-// map first. The running workloads of a ClusterQueue (and the holders of
-// what it lent) are mostly copies of a few demand shapes on a few flavors,
-// and what takes their usages (the roll, the what-if scene a refresh
-// publishes, the a-priori model's arrival shapes) only reads them. A usage
-// is summed into a reused map, hashed regardless of order and compared
-// with the maps handed out under that hash; only a new one is copied. A
-// refresh of 1,000 ClusterQueues with 8 running workloads each allocated a
-// map per workload, the most allocations of any step, and a published
-// scene kept them all.
+// distinct usage since the last reset (see capacity.Interner). A
+// workload's usage is the quota it holds per flavor-resource: what Kueue's
+// Info.FlavorResourceUsage sums (each pod set's total request of a
+// resource, under the flavor assigned to it), summed into a reused map
+// directly rather than through Kueue's map first, then interned. A refresh
+// of 1,000 ClusterQueues with 8 running workloads each allocated a map per
+// workload, the most allocations of any step, and a published scene kept
+// them all.
 type runningUsages struct {
-	seed    maphash.Seed
-	scratch capacity.Quantities
-	byHash  map[uint64][]capacity.Quantities
+	scratch  capacity.Quantities
+	interned *capacity.Interner
 	// flavors are the flavors of the pod set being summed, read by add;
 	// add is bound once so that Requests.ForEach allocates nothing.
 	flavors map[corev1.ResourceName]kueue.ResourceFlavorReference
@@ -192,7 +184,7 @@ type runningUsages struct {
 }
 
 func newRunningUsages() *runningUsages {
-	u := &runningUsages{seed: maphash.MakeSeed(), scratch: capacity.Quantities{}, byHash: map[uint64][]capacity.Quantities{}}
+	u := &runningUsages{scratch: capacity.Quantities{}, interned: capacity.NewInterner()}
 	u.add = func(r corev1.ResourceName, v int64) {
 		u.scratch[capacity.FlavorResource{Flavor: string(u.flavors[r]), Resource: string(r)}] += v
 	}
@@ -211,28 +203,12 @@ func (u *runningUsages) of(info *workload.Info) capacity.Quantities {
 		ps.Requests.ForEach(u.add)
 	}
 	u.flavors = nil
-	var h uint64
-	for fr, v := range u.scratch {
-		h += maphash.Comparable(u.seed, usageEntry{fr: fr, v: v})
-	}
-	for _, q := range u.byHash[h] {
-		if maps.Equal(q, u.scratch) {
-			return q
-		}
-	}
-	q := maps.Clone(u.scratch)
-	u.byHash[h] = append(u.byHash[h], q)
-	return q
+	return u.interned.Intern(u.scratch)
 }
 
 // reset forgets the usages handed out, so that the next ClusterQueue's are
 // its own and the scratch keeps none of them alive.
-func (u *runningUsages) reset() { clear(u.byHash) }
-
-type usageEntry struct {
-	fr capacity.FlavorResource
-	v  int64
-}
+func (u *runningUsages) reset() { u.interned.Reset() }
 
 // admissionTime is when the workload got its quota reservation: the last
 // transition of its QuotaReserved condition to True; ok is false without it.

@@ -4,30 +4,51 @@
 // the informer's Workload objects) to the Kueue-free engine of this module:
 //
 //   - [engine] rolls one ClusterQueue from plain inputs: the
-//     Quotable/Unfeasible partition and k_eff ([capacity]), the paper's
+//     Quotable/Unfeasible partition and k_eff ([capacity], which also
+//     interns the running workloads' usages), the paper's
 //     a-priori M/G/k model ([queueing]), the state-conditioned per-workload
-//     forecast ([forecast]) and the what-if answers;
+//     forecast ([forecast]) and the what-if answers; its [engine.Settings]
+//     are the plain settings the options set, with their defaults and
+//     validation;
 //   - [queuestats] holds each ClusterQueue's online arrival, service,
 //     preemption and coverage statistics (over [stats] and [calibration])
-//     and what they pool, which this package feeds from Kueue's events
+//     and what they pool, each ClusterQueue's cohort with the last release
+//     of quota in it, and the scheduler's busy time per cycle
+//     ([queuestats.Queues]), which this package feeds from Kueue's events
 //     (and a warm start's read) and hands the engine at each refresh;
 //   - [earlyevents] keeps the events seen before the warm start;
-//   - [ledger] keeps each pending workload's first published estimate and
-//     scores every predictor at its admission;
+//   - [ledger] keeps each pending workload's first published estimate
+//     (with the stamp of its refresh, [ledger.StampOf]) and scores every
+//     predictor at its admission;
 //   - [cohortview] is what a roll takes from the ClusterQueue's cohort
-//     tree, and bounds the holders of lent quota by a reclaim;
-//   - [refreshschedule] and [lockhold] pace the refresh loop and time its
-//     holds of the lock the scheduler's hooks wait for;
+//     tree: which holders of lent quota it watches ([cohortview.HolderSet])
+//     and how a reclaim bounds them;
+//   - [refreshschedule] runs the refresh loop ([refreshschedule.Run]) and
+//     paces it, and [lockhold] times its holds of the lock the scheduler's
+//     hooks wait for;
 //   - [positions] indexes workloads by namespace and name: the pending
 //     workloads tracked, each ClusterQueue's published estimates;
 //   - [published] holds the published [Results] and decides which
-//     ClusterQueues a refresh recomputes and which parts it reuses.
+//     ClusterQueues a refresh recomputes, from what the events changed
+//     and the arrivals a refresh missed ([published.Changes]), and which
+//     parts it reuses.
 //
 // What stays here is the adaptation: converting Kueue's snapshot and
 // pending lists to an [engine.Queue] (convert.go, classes.go, lent.go,
-// cohortview.go), the intake of Kueue's events (events.go), the refresh
-// loop (estimator.go) and publication (results.go, ledger.go), each with
-// Kueue's names.
+// cohortview.go, topology.go), the intake of Kueue's events (events.go),
+// the refresh's reads of Kueue's snapshot and queue manager (estimator.go)
+// and publication (results.go, ledger.go), each with Kueue's names. What
+// needs none of Kueue's types moved out: the per-ClusterQueue statistics
+// map, cohort release times, cycle busy time and the running workloads'
+// admission and eviction sightings, with what their admission, release
+// and end feed the statistics, to [queuestats.Queues];
+// the set of changed ClusterQueues and the relisting of unpublished
+// arrivals to [published.Changes] and [published.Relist]; the settings,
+// their defaults and validation to [engine.Settings]; the index of unplaceable reasons to [engine.Reasons];
+// the interning of running workloads' usages to [capacity.Interner]; the
+// bound on holders of lent quota to [cohortview.HolderSet]; the refresh
+// loop's ticks and budget to [refreshschedule.Run]; the building of
+// [NewResults] to [published.FromEstimates].
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],

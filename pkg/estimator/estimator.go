@@ -31,7 +31,6 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
-	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
 // SnapshotSource takes a snapshot of the scheduler cache; Kueue's
@@ -69,53 +68,34 @@ type Estimator struct {
 	snapshots SnapshotSource
 	queues    QueueSource
 	engine    *engine.Engine
-	// statsCfg makes each ClusterQueue's statistics; New validated it.
-	statsCfg statsConfig
 
-	mu       sync.Mutex
-	rng      *rand.Rand
-	perQueue map[kueue.ClusterQueueReference]*queueStats
+	mu  sync.Mutex
+	rng *rand.Rand
+	// stats holds each ClusterQueue's statistics, its cohort's last
+	// release of quota, the scheduler's busy time per cycle, and when each
+	// running workload was seen admitted and, evicted by preemption,
+	// evicted (see queuestats.Queues); shared is what the statistics pool:
+	// admission and first-attempt latencies, and the calibrators of the
+	// P50 and P90.
+	stats  *queuestats.Queues[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference]
+	shared *queuestats.Shared
 	// specs holds what the snapshot does not carry of each ClusterQueue.
 	specs map[kueue.ClusterQueueReference]queueSpec
-	// cohortReleases holds, per cohort, when a workload of one of its
-	// ClusterQueues last gave its quota back (see queueStats.lastRelease).
-	cohortReleases map[kueue.CohortReference]time.Time
-	// cycleBusy is an EMA of how long the scheduler was busy between the
-	// start of one cycle and the moment the next began waiting for heads;
-	// lastCycleStart is when the last cycle obtained its heads.
-	cycleBusy      *stats.EMA
-	lastCycleStart time.Time
-	// shared is what every ClusterQueue's statistics pool: admission and
-	// first-attempt latencies, and the calibrators of the P50 and P90.
-	shared *queuestats.Shared
 	// early holds the events seen before warming (see applyOrDefer).
 	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
 	// book holds, per pending workload, when this estimator saw it
-	// arrive and its line in the prediction ledger; admittedAt is when it
-	// saw a workload get its quota reservation. API timestamps have
+	// arrive and its line in the prediction ledger. API timestamps have
 	// one-second resolution; these have the clock's, which matters for
-	// short waits and service times. Entries are removed at admission,
-	// finish and deletion, so they are bounded by the pending and running
-	// workloads. book.Pending is kept by namespace and name (positions.Tracked:
-	// a 56-byte entry per workload and its share of a table of positions).
-	book       ledger.Book[workload.Reference, kueue.ClusterQueueReference]
-	admittedAt map[workload.Reference]eventTime
-	// evictedAt is when a workload evicted by preemption was seen evicted,
-	// until its quota's release is seen (it measures the release delay of
-	// its ClusterQueue), it finishes or it is deleted: bounded by the
-	// workloads being evicted.
-	evictedAt map[workload.Reference]eventTime
-	// changed holds the ClusterQueues an event changed since the last
-	// refresh took them (see recomputeSet); changedAll says every one did.
-	changed    map[kueue.ClusterQueueReference]struct{}
-	changedAll bool
-	// unlisted holds the workloads seen arriving (or requeued by a
-	// preemption) that no refresh has published yet. The event handlers
-	// hear of an arrival before, or at the same time as, Kueue's queue
-	// manager lists it: a refresh between the two recomputes the
-	// ClusterQueue without it, and only a later event or the maximum
-	// staleness would recompute it again. See relistUnpublished.
-	unlisted map[workload.Reference]unlistedArrival
+	// short waits. Entries are removed at admission and deletion, so they
+	// are bounded by the pending workloads. book.Pending is kept by
+	// namespace and name (positions.Tracked: a 56-byte entry per workload
+	// and its share of a table of positions).
+	book ledger.Book[workload.Reference, kueue.ClusterQueueReference]
+	// changes holds the ClusterQueues an event changed since the last
+	// refresh took them (see recomputeSet), and the workloads seen
+	// arriving (or requeued by a preemption) that no refresh has published
+	// yet (see published.Changes and published.Relist).
+	changes *published.Changes[kueue.ClusterQueueReference, workload.Reference]
 	// parked holds the workloads seen arriving in a LocalQueue that Kueue's
 	// queue manager did not map to a ClusterQueue yet: its LocalQueue's
 	// event may reach the manager after the workload's reaches the
@@ -159,8 +139,8 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.maxStaleness == 0 {
-		o.maxStaleness = refreshschedule.MaxStalenessFor(o.refreshPeriod)
+	if o.MaxStaleness == 0 {
+		o.MaxStaleness = refreshschedule.MaxStalenessFor(o.RefreshPeriod)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -173,58 +153,47 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		o.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	}
 	f, err := forecast.New(
-		forecast.WithSamples(o.forecastSamples),
-		forecast.WithHorizonCount(o.forecastDepth),
-		forecast.WithHorizonSeconds(o.horizon.Seconds()),
+		forecast.WithSamples(o.ForecastSamples),
+		forecast.WithHorizonCount(o.ForecastDepth),
+		forecast.WithHorizonSeconds(o.Horizon.Seconds()),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	eng, err := engine.New(f, engine.Config{
-		PriorMeanServiceSeconds: o.priorMeanService.Seconds(),
-		MinServiceSamples:       o.minServiceSamples,
-		HorizonSeconds:          o.horizon.Seconds(),
+		PriorMeanServiceSeconds: o.PriorMeanService.Seconds(),
+		MinServiceSamples:       o.MinServiceSamples,
+		HorizonSeconds:          o.Horizon.Seconds(),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
-	cycleBusy, err := stats.NewEMA(cycleBusyAlpha)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	statsCfg, err := queuestats.NewConfig(statsConfig{
 		Clock:             o.clock,
 		Rand:              o.rng,
-		HalfLife:          o.halfLife,
-		ServiceSampleSize: o.serviceSampleSize,
-		MinServiceSamples: o.minServiceSamples,
-		EMAAlpha:          o.emaAlpha,
+		HalfLife:          o.HalfLife,
+		ServiceSampleSize: o.ServiceSampleSize,
+		MinServiceSamples: o.MinServiceSamples,
+		EMAAlpha:          o.EMAAlpha,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	shared, err := statsCfg.NewShared()
+	perQueue, err := queuestats.NewQueues[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference](statsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
 	e := &Estimator{
-		statsCfg:       statsCfg,
-		opts:           o,
-		snapshots:      snapshots,
-		queues:         queues,
-		engine:         eng,
-		rng:            o.rng,
-		perQueue:       make(map[kueue.ClusterQueueReference]*queueStats),
-		specs:          make(map[kueue.ClusterQueueReference]queueSpec),
-		cohortReleases: make(map[kueue.CohortReference]time.Time),
-		cycleBusy:      cycleBusy,
-		shared:         shared,
-		admittedAt:     make(map[workload.Reference]eventTime),
-		evictedAt:      make(map[workload.Reference]eventTime),
-		changed:        make(map[kueue.ClusterQueueReference]struct{}),
-		changedAll:     true,
-		unlisted:       make(map[workload.Reference]unlistedArrival),
-		parked:         make(map[workload.Reference]parkedArrival),
+		opts:      o,
+		snapshots: snapshots,
+		queues:    queues,
+		engine:    eng,
+		rng:       o.rng,
+		stats:     perQueue,
+		shared:    perQueue.Shared(),
+		specs:     make(map[kueue.ClusterQueueReference]queueSpec),
+		changes:   published.NewChanges[kueue.ClusterQueueReference, workload.Reference](),
+		parked:    make(map[workload.Reference]parkedArrival),
 	}
 	e.refreshHolds = lockhold.New(&e.mu, o.clock)
 	e.dirty.Store(true)
@@ -265,35 +234,26 @@ func (e *Estimator) recoverPanicAsError(where string, err *error) {
 
 // statsFor returns the statistics of a ClusterQueue, creating them. The
 // caller holds e.mu.
-func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats {
-	s, ok := e.perQueue[cq]
-	if !ok {
-		s = e.newQueueStats()
-		e.perQueue[cq] = s
-	}
-	return s
-}
+func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats { return e.stats.Of(cq) }
 
 // markChanged records that an event changed the inputs of ClusterQueue cq
 // (and so, through borrowing, of its cohort tree). The caller holds e.mu
 // and sets e.dirty.
 func (e *Estimator) markChanged(cq kueue.ClusterQueueReference) {
-	e.changed[cq] = struct{}{}
+	e.changes.Mark(cq)
 }
 
 // markAllChanged records that every ClusterQueue is to be recomputed.
 func (e *Estimator) markAllChanged() {
 	defer e.dirty.Store(true)
 	defer e.lockForRefresh().Unlock()
-	e.changedAll = true
+	e.changes.MarkAll()
 }
 
 // takeChanged returns and resets what changed since the last call.
 func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
 	defer e.lockForRefresh().Unlock()
-	changed, all := e.changed, e.changedAll
-	e.changed, e.changedAll = make(map[kueue.ClusterQueueReference]struct{}), false
-	return changed, all
+	return e.changes.Take()
 }
 
 // Classify partitions a workload the scheduler could not admit (paper
@@ -382,8 +342,13 @@ func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Inf
 // refresh: when Kueue's message says a topology did not fit, or when an
 // earlier attempt found it unplaceable (nodes may have come since).
 func (e *Estimator) checkTopology(msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (bool, string) {
+	verdicts := e.topology.load()
+	if len(verdicts) == 0 && !isAboutTopology(msg) {
+		// No verdict held, none to look up: no key to build.
+		return false, ""
+	}
 	key := workload.Key(info.Obj)
-	if _, known := e.topology.load()[key]; !known && !isAboutTopology(msg) {
+	if _, known := verdicts[key]; !known && !isAboutTopology(msg) {
 		return false, ""
 	}
 	why := unplaceableByTopology(info, cqs)
@@ -404,10 +369,6 @@ func isAboutQuota(reason string) bool {
 		reason == kueue.WorkloadQuotaReservedReasonTopologyPlacementFailed
 }
 
-// cycleBusyAlpha smooths the scheduler's busy time per cycle: about the
-// last ten cycles count.
-const cycleBusyAlpha = 0.1
-
 // ObserveCycle records a scheduling cycle that began waiting for heads at
 // waitStart and obtained them at start. Kueue pops at most one head per
 // ClusterQueue per cycle, so two admissions into one ClusterQueue are at
@@ -423,12 +384,7 @@ func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 	defer e.recoverPanic("ObserveCycle")
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.lastCycleStart.IsZero() && !waitStart.Before(e.lastCycleStart) {
-		e.cycleBusy.Observe(waitStart.Sub(e.lastCycleStart).Seconds())
-	}
-	if start.After(e.lastCycleStart) {
-		e.lastCycleStart = start
-	}
+	e.stats.ObserveCycle(waitStart, start)
 }
 
 // ObserveAdmission records that the scheduler reserved quota for wl (the
@@ -517,13 +473,7 @@ func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score,
 func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admissionSighting) (Score, admissionOutcome) {
 	cq := wl.Status.Admission.ClusterQueue
 	key := workload.Key(wl)
-	if at, ok := e.admittedAt[key]; ok {
-		if by == seenByInformer && eventTimeOf(now) > at {
-			// The scheduler's hook came first: the difference is the
-			// watch event's lag behind the write.
-			e.statsFor(cq).WriteLag.Observe(time.Duration(eventTimeOf(now) - at).Seconds())
-			e.admittedAt[key] = eventTimeOf(now)
-		}
+	if e.stats.Admit(key, cq, now, by == seenByInformer) {
 		return Score{}, admissionAlreadyRecorded
 	}
 	since := queuedSince(wl)
@@ -533,12 +483,11 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 	}
 	e.book.Forget(key)
 	delete(e.parked, key)
-	e.admittedAt[key] = eventTimeOf(now)
 	e.markChanged(cq)
-	s := e.statsFor(cq)
 	arrived, hasArrival := p.ArrivedAt(wl.CreationTimestamp.Time)
-	e.shared.ObserveAdmission(s, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
-		Untried: p.Untried(), Priority: priorityOf(wl), LastRelease: e.lastReleaseFor(cq, s)})
+	e.stats.ObserveAdmission(cq, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
+		Untried: p.Untried(), Priority: priorityOf(wl)})
+	s := e.statsFor(cq)
 	score, ok := ledger.ScoreOf(p, key, cq, priorityOf(wl), since, now)
 	if !ok {
 		return score, admissionUnscored
@@ -560,26 +509,12 @@ func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admiss
 // from now. It implements controller-runtime's manager.Runnable.
 func (e *Estimator) Start(ctx context.Context) error {
 	e.warmStart(ctx)
-	now := e.opts.clock.Now()
-	budget := refreshschedule.NewBudget(e.opts.refreshPeriod, e.opts.maxStaleness, e.opts.refreshMillicores, now)
-	timer := time.NewTimer(refreshschedule.Next(now, e.opts.refreshPeriod, e.opts.refreshPeriod).Sub(now))
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-timer.C:
-		}
-		delay := e.opts.refreshPeriod
-		now := e.opts.clock.Now()
-		if published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.maxStaleness) {
-			e.refresh(ctx, false)
-			end := e.opts.clock.Now()
-			delay = budget.Spend(end, end.Sub(now))
-		}
-		after := e.opts.clock.Now()
-		timer.Reset(refreshschedule.Next(after, delay, e.opts.refreshPeriod).Sub(after))
-	}
+	refreshschedule.Run(ctx, e.opts.clock, e.opts.RefreshPeriod, e.opts.MaxStaleness, e.opts.RefreshMillicores,
+		func(now time.Time) bool {
+			return published.NeedsRefresh(e.dirty.Load(), now, e.Results(), e.opts.MaxStaleness)
+		},
+		func() { e.refresh(ctx, false) })
+	return nil
 }
 
 // warmStart runs WarmStart with the reader given by WithWarmStart, if any.
@@ -652,7 +587,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	next.Seal()
 	e.results.Store(next)
 	done = true
-	e.relistUnpublished(start, next, outputs)
+	e.relistUnpublished(start, outputs)
 	if r := e.opts.reporter; r != nil {
 		for _, out := range outputs {
 			r.ReportQueueModel(out.Model)
@@ -662,7 +597,7 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 				r.ClearQueueModel(name)
 			}
 		}
-		r.ReportRefresh(RefreshReport{PublishedAt: next.Oldest(), Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.maxStaleness,
+		r.ReportRefresh(RefreshReport{PublishedAt: next.Oldest(), Duration: e.opts.clock.Since(start), MaxStaleness: e.opts.MaxStaleness,
 			LongestLockHold: e.refreshHolds.Longest()})
 	}
 	e.opts.log.V(4).Info("Wait time estimates refreshed", "clusterQueues", next.Len(), "recomputed", len(outputs),
@@ -670,46 +605,21 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 		"longestLockHold", e.refreshHolds.Longest())
 }
 
-// unlistedArrival is where and when a workload of Estimator.unlisted was
+// unlistedArrival is where and when a workload of Estimator.changes was
 // seen arriving.
-type unlistedArrival struct {
-	clusterQueue kueue.ClusterQueueReference
-	at           eventTime
-}
+type unlistedArrival = published.Arrival[kueue.ClusterQueueReference]
 
 // relistUnpublished marks again as changed the ClusterQueue of every
 // workload seen arriving that the refresh at now recomputed without
-// publishing it (the queue manager did not list it yet), so that the next
-// refresh looks again. A workload published, no longer pending, or
-// unlisted for the maximum staleness (a LocalQueue that is stopped, an
-// inactive workload: the staleness rule refreshes its queue anyway) is
-// forgotten. The set is bounded by the arrivals of about one refresh.
-func (e *Estimator) relistUnpublished(now time.Time, published *Results, recomputed map[kueue.ClusterQueueReference]*queueResults) {
+// publishing it, so that the next refresh looks again (see
+// published.Relist).
+func (e *Estimator) relistUnpublished(now time.Time, recomputed map[kueue.ClusterQueueReference]*queueResults) {
 	defer e.lockForRefresh().Unlock()
-	if len(e.unlisted) == 0 {
-		return
+	pending := func(name workloadName) bool {
+		_, ok := e.book.Pending.Get(name)
+		return ok
 	}
-	// Kept in a new map: a Go map keeps the buckets of deleted entries,
-	// and a burst of arrivals (or the warm start's replay) would leave
-	// them allocated for good.
-	kept := make(map[workload.Reference]unlistedArrival)
-	again := false
-	for key, a := range e.unlisted {
-		if _, ok := recomputed[a.clusterQueue]; !ok {
-			kept[key] = a
-			continue
-		}
-		_, stillPending := e.book.Pending.Get(nameFromReference(key))
-		_, isPublished := recomputed[a.clusterQueue].Position(nameFromReference(key))
-		if isPublished || !stillPending || now.Sub(a.at.time()) >= e.opts.maxStaleness {
-			continue
-		}
-		kept[key] = a
-		e.markChanged(a.clusterQueue)
-		again = true
-	}
-	e.unlisted = kept
-	if again {
+	if published.Relist(e.changes, now, recomputed, pending, e.opts.MaxStaleness) {
 		e.dirty.Store(true)
 	}
 }
@@ -743,13 +653,13 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 			return nil, nil, nil, err
 		}
 		places := placesOf(snap.ClusterQueues())
-		return snap.ClusterQueues(), places, published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness), nil
+		return snap.ClusterQueues(), places, published.RecomputeSet(now, places, prev, changed, all, e.opts.MaxStaleness), nil
 	}
 	places := make(map[kueue.ClusterQueueReference]queuePlace, prev.Len())
 	trees.VisitClusterQueues(func(cq kueue.ClusterQueueReference, root kueue.CohortReference, generation int64) {
 		places[cq] = queuePlace{Root: root, Generation: generation}
 	})
-	recompute := published.RecomputeSet(now, places, prev, changed, all, e.opts.maxStaleness)
+	recompute := published.RecomputeSet(now, places, prev, changed, all, e.opts.MaxStaleness)
 	if len(recompute) == 0 {
 		return nil, places, recompute, nil
 	}
@@ -854,7 +764,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 		queue.Running = append(queue.Running, r)
 	}
-	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.reasons
+	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.reasons.List
 	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
 	if cohort.Reclaim != cohortview.NoReclaim && len(cohort.Holders) > 0 {
 		top := int32(math.MinInt32)
@@ -880,9 +790,9 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	model := queuestats.ModelOf(cqs.Name, now, view, &rolled, len(pending))
 	switch {
-	case e.opts.admissionFairShare && in.spec.admissionScope:
+	case e.opts.AdmissionFairSharing && in.spec.admissionScope:
 		model.UnmodelledOrdering = OrderingAdmissionFairSharing
-	case e.opts.fairSharing && cqs.HasParent():
+	case e.opts.FairSharing && cqs.HasParent():
 		model.UnmodelledOrdering = OrderingFairSharing
 	}
 	model.Features = estimates.Features(e.featureUse(cqs, in.spec.admissionScope))
@@ -893,7 +803,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 
 	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
-	ledgerStamp := newLedgerStamp(&model, rolled.Method, view.Calibration)
+	ledgerStamp := ledger.StampOf(model.ClusterQueue, model.At, rolled.Method, view.Calibration, &model.APriori, model.EMAWait, model.HasEMA)
 	for i, name := range names {
 		r := rolled.Estimates[i]
 		est := estimates.EstimateOf(cqs.Name, now, r)
@@ -1065,27 +975,10 @@ type queueInputs struct {
 }
 
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
-// of its lent quota (see cohortview.Delays).
+// of its lent quota (see queuestats.Queues.ReclaimDelaysOf).
 func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) cohortview.Delays[kueue.ClusterQueueReference] {
 	defer e.lockForRefresh().Unlock()
-	var d cohortview.Delays[kueue.ClusterQueueReference]
-	s := e.statsFor(lender)
-	d.Decision, _ = e.shared.LatencyReservoirOf(s).Mean()
-	d.WriteLag, _ = s.WriteLag.Value()
-	for _, src := range sources {
-		if _, done := d.Release[src.ClusterQueue]; done {
-			continue
-		}
-		if hs, ok := e.perQueue[src.ClusterQueue]; ok {
-			if r, ok := hs.ReleaseDelay.Value(); ok {
-				if d.Release == nil {
-					d.Release = make(map[kueue.ClusterQueueReference]float64)
-				}
-				d.Release[src.ClusterQueue] = r
-			}
-		}
-	}
-	return d
+	return e.stats.ReclaimDelaysOf(lender, sources)
 }
 
 // queueInputs copies, under e.mu, what the refresh of cqs needs of the
@@ -1109,19 +1002,19 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	}
 	in := queueInputs{admitted: make(map[workload.Reference]time.Time, len(cqs.Workloads))}
 	for key := range cqs.Workloads {
-		if at, ok := e.admittedAt[key]; ok {
-			in.admitted[key] = at.time()
+		if at, ok := e.stats.AdmittedAt[key]; ok {
+			in.admitted[key] = eventTime(at).time()
 		}
 	}
 	s := e.statsFor(cqs.Name)
 	in.view = e.shared.View(s)
-	meanService := e.opts.priorMeanService.Seconds()
+	meanService := e.opts.PriorMeanService.Seconds()
 	if in.view.HasService {
 		meanService = in.view.ServiceMean
 	}
 	in.view.Calibration, in.view.Calibrated = e.shared.Calibration(s, engine.CalibrationScale(meanService))
 	in.spec = e.specs[cqs.Name]
-	in.cyclePeriod, _ = e.cycleBusy.Value()
+	in.cyclePeriod = e.stats.CyclePeriod()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
 	return in
 }

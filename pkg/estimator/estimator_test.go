@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -472,7 +473,7 @@ func TestWorkloadEventsFeedStatistics(t *testing.T) {
 	// start (of a cache that does not hold it) applies it.
 	h.OnUpdate(running, done)
 	e.mu.Lock()
-	if s, ok := e.perQueue["cq"]; ok && s.Service.Count() != 0 {
+	if s := e.statsFor("cq"); s.Service.Count() != 0 {
 		t.Errorf("an event before the warm start was counted before it")
 	}
 	e.mu.Unlock()
@@ -489,7 +490,7 @@ func TestWorkloadEventsFeedStatistics(t *testing.T) {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := e.perQueue["cq"]
+	s := e.statsFor("cq")
 	if got := s.Service.Count(); got != 1 {
 		t.Errorf("service observations = %d, want 1", got)
 	}
@@ -594,15 +595,15 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := e.perQueue["cq"]
+	s := e.statsFor("cq")
 	if wait, _ := s.Waits.Value(); wait != 1.2 {
 		t.Errorf("observed wait = %vs, want 1.2s (from the arrival event, not the creation second)", wait)
 	}
 	if mean, _ := s.Service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
-	if e.book.Pending.Len() != 0 || len(e.admittedAt) != 0 {
-		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.book.Pending, e.admittedAt)
+	if e.book.Pending.Len() != 0 || len(e.stats.AdmittedAt) != 0 {
+		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.book.Pending, e.stats.AdmittedAt)
 	}
 }
 
@@ -653,57 +654,6 @@ func TestNewResultsServesWhatItHolds(t *testing.T) {
 	}
 	if !r.At().Equal(t0) {
 		t.Errorf("At = %v", r.At())
-	}
-}
-
-func TestObserveCycleMeasuresBusyTimeNotIdleTime(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	type cycle struct{ waitStart, start time.Time }
-	cases := map[string]struct {
-		cycles []cycle
-		want   float64 // seconds; <0: no measurement
-	}{
-		"first cycle has no predecessor": {
-			cycles: []cycle{{at(0), at(5)}},
-			want:   -1,
-		},
-		// Each cycle worked 4ms, then the scheduler blocked 2s for heads:
-		// the busy time is 4ms, the interval between starts 2.004s.
-		"idle blocking is not busy time": {
-			cycles: []cycle{{at(0), at(0)}, {at(4), at(2004)}, {at(2008), at(4008)}},
-			want:   0.004,
-		},
-		"back-to-back cycles": {
-			cycles: []cycle{{at(0), at(0)}, {at(10), at(10)}},
-			want:   0.010,
-		},
-		"out of order times are ignored": {
-			cycles: []cycle{{at(100), at(100)}, {at(50), at(60)}},
-			want:   -1,
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			env := newTestEnv(t, envObjects{})
-			e, err := New(env.cache, env.queues)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range tc.cycles {
-				e.ObserveCycle(c.waitStart, c.start)
-			}
-			got, ok := e.cycleBusy.Value()
-			if tc.want < 0 {
-				if ok {
-					t.Errorf("busy time = %v, want none", got)
-				}
-				return
-			}
-			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); !ok || diff != "" {
-				t.Errorf("busy time (-want,+got), measured %v:\n%s", ok, diff)
-			}
-		})
 	}
 }
 
@@ -821,7 +771,7 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.shared.View(e.perQueue["cq"])
+	v := e.shared.View(e.statsFor("cq"))
 	e.mu.Unlock()
 	type delays struct{ AdmissionLatency, PreemptionDelay float64 }
 	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
@@ -838,7 +788,7 @@ func TestReclaimDoesNotMeasureAPreemptionDelay(t *testing.T) {
 	e.Refresh(env.ctx)
 	preemptThenAdmitFor(env, e, kueue.InCohortReclamationReason)
 	e.mu.Lock()
-	v := e.shared.View(e.perQueue["cq"])
+	v := e.shared.View(e.statsFor("cq"))
 	e.mu.Unlock()
 	if v.PreemptionDelay != 0 {
 		t.Errorf("preemption delay after a reclaim = %v s, want none measured (0)", v.PreemptionDelay)
@@ -900,8 +850,10 @@ func TestReleaseDelayIsMeasuredFromEvictionToRelease(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("release delays (-want,+got):\n%s", diff)
 			}
-			if len(e.evictedAt) != 0 {
-				t.Errorf("evictions still tracked after the release: %v", e.evictedAt)
+			// The evictions are queuestats.Queues' own evictedAt (read by
+			// reflection).
+			if evictedAt := reflect.ValueOf(e.stats).Elem().FieldByName("evictedAt"); evictedAt.Len() != 0 {
+				t.Errorf("evictions still tracked after the release: %v", evictedAt)
 			}
 		})
 	}
@@ -969,7 +921,7 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.shared.View(e.perQueue["cq"])
+	v := e.shared.View(e.statsFor("cq"))
 	e.mu.Unlock()
 	if diff := cmp.Diff(3.25, v.PreemptionDelay, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("preemption delay in seconds (-want +got):\n%s", diff)
@@ -1025,7 +977,7 @@ func TestPreemptionReactionIsMeasuredFromThePreemptorsArrival(t *testing.T) {
 			e.ObserveAdmission(in, env.clock.Now())
 
 			e.mu.Lock()
-			v := e.shared.View(e.perQueue["cq"])
+			v := e.shared.View(e.statsFor("cq"))
 			e.mu.Unlock()
 			type got struct {
 				Reactions, Delays []float64
@@ -1074,7 +1026,7 @@ func TestCompletionMeasuresLatencyOnlyWithQuotableWorkloadsPending(t *testing.T)
 			e.ObserveAdmission(runningWorkload("later", "cq", "500m", env.clock.Now()), env.clock.Now())
 
 			e.mu.Lock()
-			v := e.shared.View(e.perQueue["cq"])
+			v := e.shared.View(e.statsFor("cq"))
 			e.mu.Unlock()
 			if diff := cmp.Diff(tc.want, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("latency sample in seconds (-want +got):\n%s", diff)
@@ -1101,7 +1053,7 @@ func TestAdmissionLatencySampleIsKept(t *testing.T) {
 		e.ObserveAdmission(runningWorkload(fmt.Sprintf("a%d", i), "cq", "500m", env.clock.Now()), env.clock.Now())
 	}
 	e.mu.Lock()
-	v := e.shared.View(e.perQueue["cq"])
+	v := e.shared.View(e.statsFor("cq"))
 	e.mu.Unlock()
 	slices.Sort(v.AdmissionLatencySample)
 	if diff := cmp.Diff([]float64{0.5, 1, 3}, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9)); diff != "" {

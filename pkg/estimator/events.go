@@ -104,47 +104,19 @@ func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec)
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	previous := e.specs[cq].cohort
 	e.specs[cq] = spec
+	e.stats.SetCohort(cq, spec.cohort)
 	e.markChanged(cq)
-	if previous != spec.cohort {
-		e.forgetCohortIfEmpty(previous)
-	}
-}
-
-// forgetCohortIfEmpty drops the release time kept for cohort (see
-// noteRelease) once no known ClusterQueue is in it, so that the map does
-// not grow with every cohort name ever used. O(ClusterQueues), on a
-// ClusterQueue's deletion or change of cohort only. Under e.mu.
-func (e *Estimator) forgetCohortIfEmpty(cohort kueue.CohortReference) {
-	if cohort == "" {
-		return
-	}
-	if _, kept := e.cohortReleases[cohort]; !kept {
-		return
-	}
-	for _, spec := range e.specs {
-		if spec.cohort == cohort {
-			return
-		}
-	}
-	delete(e.cohortReleases, cohort)
 }
 
 func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	cohort := e.specs[cq].cohort
 	delete(e.specs, cq)
-	delete(e.perQueue, cq)
+	e.stats.Forget(cq)
 	e.markChanged(cq)
-	e.forgetCohortIfEmpty(cohort)
-	for key, a := range e.unlisted {
-		if a.clusterQueue == cq {
-			delete(e.unlisted, key)
-		}
-	}
+	e.changes.ForgetClusterQueue(cq)
 }
 
 // onWorkloadDelete forgets a workload. One deleted while pending with a
@@ -166,19 +138,17 @@ func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQu
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, ok := e.book.Pending.Get(nameFromReference(key))
-	_, admitted := e.admittedAt[key]
+	admitted := e.stats.ForgetWorkload(key)
 	switch {
 	case known:
 		e.markChanged(queue)
 	case ok || admitted:
 		// Tracked, but its ClusterQueue is no longer known: it may be in
 		// any of them.
-		e.changedAll = true
+		e.changes.MarkAll()
 	}
 	e.book.Forget(key)
 	delete(e.parked, key)
-	delete(e.admittedAt, key)
-	delete(e.evictedAt, key)
 	if !ok || p.Stamp == nil {
 		return "", false
 	}
@@ -218,7 +188,7 @@ type parkedArrival struct {
 // e.mu.
 func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
 	e.book.Track(key, a.name, ledger.ArrivalOffset(a.created, a.at))
-	e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(a.at)}
+	e.changes.Unlisted[key] = unlistedArrival{ClusterQueue: cq, At: int64(eventTimeOf(a.at))}
 	e.statsFor(cq).ObserveArrival(a.at, a.priority)
 	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
 }
@@ -253,7 +223,7 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 	for key, a := range e.parkedArrivals() {
 		if cq, ok := e.queues.ClusterQueueFromLocalQueue(a.localQueue); ok {
 			found = append(found, resolved{key: key, cq: cq, a: a})
-		} else if now.Sub(a.at) < e.opts.maxStaleness {
+		} else if now.Sub(a.at) < e.opts.MaxStaleness {
 			again = true
 		}
 	}
@@ -305,14 +275,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		key := workload.Key(newWl)
 		now := e.opts.clock.Now()
 		e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: admission.ClusterQueue, Kind: earlyevents.Release, Apply: func() {
-			delete(e.admittedAt, key)
-			e.noteRelease(admission.ClusterQueue, now)
-			if at, ok := e.evictedAt[key]; ok {
-				if d := eventTimeOf(now) - at; d >= 0 {
-					e.statsFor(admission.ClusterQueue).ReleaseDelay.Observe(time.Duration(d).Seconds())
-				}
-				delete(e.evictedAt, key)
-			}
+			e.stats.Release(key, admission.ClusterQueue, now)
 		}})
 		// The same update may carry the preemption: go on.
 	}
@@ -339,48 +302,18 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		shapeKey, _, _ = admittedDemand(admission)
 	}
 	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: kind, Apply: func() {
-		s := e.statsFor(cq)
-		e.noteRelease(cq, now)
-		if finished {
-			span, ok := span, hasSpan
-			if at, seen := e.admittedAt[key]; seen && !now.Before(at.time()) {
-				// Both ends seen here: clock resolution instead of the
-				// conditions' whole seconds.
-				span, ok = stats.Span{Start: at.time(), End: now}, true
-			}
-			if ok {
-				s.ObserveService(priorityOf(newWl), shapeKey, span.End, span.Seconds())
-				e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", span.End.Sub(span.Start))
-			}
-		}
-		delete(e.admittedAt, key)
-		if finished {
-			delete(e.evictedAt, key)
+		service, observed := e.stats.End(key, cq, now, queuestats.End{Finished: finished, Preempted: preempted,
+			Priority: priorityOf(newWl), ShapeKey: shapeKey, Span: span, HasSpan: hasSpan, EvictedAt: evictedAt,
+			Released: newWl.Status.Admission == nil, InClusterQueue: preempted && preemptedInClusterQueue(newWl)})
+		if observed {
+			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", service.End.Sub(service.Start))
 		}
 		if preempted {
 			// It re-enters the queue now, with a new ledger line to come;
 			// Kueue requeues it with a backoff, not as a first attempt.
 			e.book.Track(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
-			e.unlisted[key] = unlistedArrival{clusterQueue: cq, at: eventTimeOf(now)}
-			s.Preemptions.ObserveAt(evictedAt)
-			if newWl.Status.Admission == nil {
-				// Evicted and released in one update: the quota came
-				// back with the eviction.
-				s.ReleaseDelay.Observe(0)
-			} else {
-				e.evictedAt[key] = eventTimeOf(now)
-			}
+			e.changes.Unlisted[key] = unlistedArrival{ClusterQueue: cq, At: int64(eventTimeOf(now))}
 			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
-			// The next admission is the preemptor's when it is of this
-			// ClusterQueue: its delay is measured apart from the
-			// admission latency after completions. A victim of a reclaim
-			// or of fair sharing was preempted by another ClusterQueue's
-			// workload, and this one's next admission may come much later.
-			if s.PreemptedAt.IsZero() && preemptedInClusterQueue(newWl) {
-				s.PreemptedAt, s.PreemptedPriority = now, priorityOf(newWl)
-			}
-		} else if s.QuotablePending > 0 && s.FreedAt.IsZero() {
-			s.FreedAt = now
 		}
 	}})
 }
@@ -559,7 +492,9 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i := range cqs.Items {
-		e.specs[kueue.ClusterQueueReference(cqs.Items[i].Name)] = queueSpecOf(&cqs.Items[i])
+		name, spec := kueue.ClusterQueueReference(cqs.Items[i].Name), queueSpecOf(&cqs.Items[i])
+		e.specs[name] = spec
+		e.stats.SetCohort(name, spec.cohort)
 	}
 	for cq, s := range per {
 		e.statsFor(cq).Seed(s)
@@ -570,7 +505,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 		}
 	}
 	e.replayEarlyEvents(listed)
-	e.changedAll = true
+	e.changes.MarkAll()
 	e.dirty.Store(true)
 	e.opts.log.V(2).Info("Wait time estimator warmed from the cache", "workloads", len(wls.Items), "clusterQueues", len(per))
 	return nil
@@ -627,30 +562,4 @@ func isEvicted(wl *kueue.Workload) bool {
 func isEvictedByPreemption(wl *kueue.Workload) bool {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadEvictedByPreemption
-}
-
-// noteRelease records that a workload of cq gave its quota back at now: in
-// cq's statistics, and in its cohort's, since Kueue lends freed quota to any
-// ClusterQueue of the cohort, directly (borrowing) or by preemption
-// (reclaim). Only the direct parent cohort is kept; a release elsewhere in
-// a hierarchical cohort tree is not seen by the others. Under e.mu.
-func (e *Estimator) noteRelease(cq kueue.ClusterQueueReference, now time.Time) {
-	e.statsFor(cq).LastRelease = now
-	if c := e.specs[cq].cohort; c != "" {
-		e.cohortReleases[c] = now
-	}
-}
-
-// lastReleaseFor is the later of the last release of quota in cq (its
-// statistics s) and in its cohort (see noteRelease): a workload of cq
-// that arrived before it and was admitted untried may have waited for
-// that quota. Under e.mu.
-func (e *Estimator) lastReleaseFor(cq kueue.ClusterQueueReference, s *queueStats) time.Time {
-	last := s.LastRelease
-	if c := e.specs[cq].cohort; c != "" {
-		if t := e.cohortReleases[c]; t.After(last) {
-			last = t
-		}
-	}
-	return last
 }

@@ -20,8 +20,8 @@ func (e *Estimator) featureUse(cqs *schdcache.ClusterQueueSnapshot, admissionSco
 		ReclaimsWithinCohort:       policyActs(p.ReclaimWithinCohort),
 		BorrowsWithinCohort: p.BorrowWithinCohort != nil && p.BorrowWithinCohort.Policy != "" &&
 			p.BorrowWithinCohort.Policy != kueue.BorrowWithinCohortPolicyNever,
-		FairSharing:             e.opts.fairSharing,
-		AdmissionFairSharing:    e.opts.admissionFairShare && admissionScope,
+		FairSharing:             e.opts.FairSharing,
+		AdmissionFairSharing:    e.opts.AdmissionFairSharing && admissionScope,
 		TopologyAwareScheduling: len(cqs.TASFlavors) > 0,
 		AdmissionChecks:         len(cqs.AdmissionChecks) > 0,
 		WaitForPodsReady:        e.opts.waitForPodsReady,

@@ -378,8 +378,9 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 				}
 			}
 			e.mu.Lock()
-			_, again := e.changed["c"]
-			_, tracked := e.unlisted[workload.Key(arrived)]
+			changed, _ := e.changes.Take()
+			_, again := changed["c"]
+			_, tracked := e.changes.Unlisted[workload.Key(arrived)]
 			e.mu.Unlock()
 			if again != tc.wantAgain || tracked != tc.wantAgain {
 				t.Errorf("after the second refresh c is to be recomputed = %v and the arrival awaited = %v, want %v", again, tracked, tc.wantAgain)

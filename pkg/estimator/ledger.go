@@ -1,12 +1,9 @@
 package estimator
 
 import (
-	"math"
-
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 )
 
@@ -36,20 +33,6 @@ const (
 
 // Predictors lists every Predictor, in the order reports show them.
 var Predictors = ledger.Predictors
-
-// newLedgerStamp builds the stamp of a refresh of one ClusterQueue from
-// the model it published and the calibration it applied.
-func newLedgerStamp(m *QueueModel, method Method, cal engine.Calibration) *ledgerStamp {
-	s := &ledgerStamp{ClusterQueue: m.ClusterQueue, At: int64(eventTimeOf(m.At)), Method: method,
-		EMA: math.NaN(), Paper: math.NaN(), Whitt: math.NaN(), Calibration: cal}
-	if m.HasEMA {
-		s.EMA = m.EMAWait.Seconds()
-	}
-	if m.HasRates && m.Stable {
-		s.Paper, s.Whitt = m.MeanWait.Seconds(), m.WhittMeanWait.Seconds()
-	}
-	return s
-}
 
 // ledgerWriter writes the ledger's lines during a refresh (see
 // ledger.Writer).

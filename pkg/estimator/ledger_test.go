@@ -175,7 +175,7 @@ func TestWarmStartPanicLeavesTheEstimatorCounting(t *testing.T) {
 	e.WorkloadEventHandler().OnAdd(pendingWorkload("new", "500m", t0), false)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if n := e.perQueue["cq"].Arrivals.Count(); n != 1 {
+	if n := e.statsFor("cq").Arrivals.Count(); n != 1 {
 		t.Errorf("arrivals counted after a panicking warm start = %d, want 1", n)
 	}
 }
@@ -338,7 +338,7 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := e.perQueue["cq"]
+	s := e.statsFor("cq")
 	// Arrivals: p0 and r0 from their creation in the read, "new" from its
 	// event; finishes: r0 from the read, r1 from its event.
 	if got := s.Arrivals.Count(); got != 3 {
@@ -589,7 +589,7 @@ func TestUnmappedArrivalIsLookedUpEveryPeriodOnlyWhileYoung(t *testing.T) {
 	e.WorkloadEventHandler().OnAdd(queuedWorkload("orphan", "missing", t0), false)
 	var got []bool
 	got = append(got, e.dirty.Load())
-	for _, step := range []time.Duration{time.Second, e.opts.maxStaleness} {
+	for _, step := range []time.Duration{time.Second, e.opts.MaxStaleness} {
 		env.clock.Step(step)
 		e.refresh(env.ctx, false)
 		got = append(got, e.dirty.Load())

@@ -2,7 +2,6 @@ package estimator
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"time"
 
@@ -14,13 +13,9 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
-
-// maxLentHolders bounds the workloads whose ends a roll watches for a
-// ClusterQueue's lent quota to come back, once their usage covers it: the
-// what-if record keeps them until the next refresh, for every lender.
-const maxLentHolders = 64
 
 // lentQuota is the quota of a ClusterQueue that other ClusterQueues of its
 // cohort hold now, per flavor-resource: −beyondNominal, where that is
@@ -56,24 +51,13 @@ func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 // those of the ClusterQueues of the cohort tree that borrow in a
 // flavor-resource lent — Kueue gives quota freed by a borrower to a
 // ClusterQueue within its nominal quota before it lends it again — in
-// ClusterQueue and workload name order: maxLentHolders of them, or more
-// until their usage covers every flavor-resource lent (with less, some of
-// the lent quota would never come back in the roll).
+// ClusterQueue and workload name order, as many as cohortview.HolderSet
+// takes.
 func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) ([]forecast.Running, []holderSource) {
 	members := cqs.Parent().Root().SubtreeClusterQueues()
 	slices.SortFunc(members, func(a, b *schdcache.ClusterQueueSnapshot) int { return cmp.Compare(a.Name, b.Name) })
-	var out []forecast.Running
-	var sources []holderSource
-	uncovered := maps.Clone(lent)
+	set := cohortview.NewHolderSet[kueue.ClusterQueueReference](lent)
 	usages := newRunningUsages()
-	covered := func() bool {
-		for _, q := range uncovered {
-			if q > 0 {
-				return false
-			}
-		}
-		return true
-	}
 	for _, m := range members {
 		if m.Name == cqs.Name || !borrowsAny(m, lent) {
 			continue
@@ -84,24 +68,18 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if len(out) >= maxLentHolders && covered() {
-				return out, sources
+			if set.Full() {
+				return set.Holders, set.Sources
 			}
 			info := m.Workloads[k]
 			h := forecast.Running{Usage: usages.of(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
-			for fr, q := range h.Usage {
-				if _, ok := uncovered[fr]; ok {
-					uncovered[fr] -= q
-				}
-			}
 			if at, ok := admissionTime(info.Obj); ok {
 				h.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 			}
-			out = append(out, h)
-			sources = append(sources, holderSource{ClusterQueue: m.Name, Evicted: isEvicted(info.Obj)})
+			set.Add(h, holderSource{ClusterQueue: m.Name, Evicted: isEvicted(info.Obj)})
 		}
 	}
-	return out, sources
+	return set.Holders, set.Sources
 }
 
 // borrowsAny reports whether a ClusterQueue uses more than its nominal

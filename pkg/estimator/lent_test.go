@@ -122,7 +122,7 @@ func TestLenderWaitsForItsLentQuota(t *testing.T) {
 	}
 }
 
-// The holders of lent quota are maxLentHolders of the borrowers' workloads,
+// The holders of lent quota are cohortview.HolderSet's bound (64) of the borrowers' workloads,
 // or more until their usage covers what is lent: 2 CPU lent to 160
 // workloads of 25m take 80 of them.
 func TestLentHoldersCoverTheLentQuota(t *testing.T) {

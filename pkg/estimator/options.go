@@ -9,60 +9,39 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
-	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
-// Defaults of an [Estimator] built without options.
+// Defaults of an [Estimator] built without options (see [engine.Settings]).
 const (
-	DefaultRefreshPeriod      = time.Second
-	DefaultStatisticsHalfLife = stats.DefaultHalfLife
-	DefaultMinServiceSamples  = 10
-	DefaultServiceSampleSize  = stats.DefaultReservoirCapacity
-	DefaultEMAAlpha           = stats.DefaultEMAAlpha
-	DefaultForecastSamples    = forecast.DefaultSamples
-	DefaultForecastDepth      = forecast.DefaultHorizonCount
-	DefaultHorizon            = 7 * 24 * time.Hour
+	DefaultRefreshPeriod      = engine.DefaultRefreshPeriod
+	DefaultStatisticsHalfLife = engine.DefaultStatisticsHalfLife
+	DefaultMinServiceSamples  = engine.DefaultMinServiceSamples
+	DefaultServiceSampleSize  = engine.DefaultServiceSampleSize
+	DefaultEMAAlpha           = engine.DefaultEMAAlpha
+	DefaultForecastSamples    = engine.DefaultForecastSamples
+	DefaultForecastDepth      = engine.DefaultForecastDepth
+	DefaultHorizon            = engine.DefaultHorizon
 	// DefaultRefreshCPUMillicores: see [WithRefreshCPU].
-	DefaultRefreshCPUMillicores = 10
+	DefaultRefreshCPUMillicores = engine.DefaultRefreshCPUMillicores
 )
 
+// options are an estimator's plain settings (validated by
+// engine.Settings.Validate) and what it is given to work with.
 type options struct {
-	clock              clock.PassiveClock
-	rng                *rand.Rand
-	log                logr.Logger
-	reporter           MetricsReporter
-	refreshPeriod      time.Duration
-	refreshMillicores  int
-	maxStaleness       time.Duration
-	halfLife           time.Duration
-	minServiceSamples  int
-	serviceSampleSize  int
-	emaAlpha           float64
-	forecastSamples    int
-	forecastDepth      int
-	horizon            time.Duration
-	priorMeanService   time.Duration
-	warmStartFrom      client.Reader
-	fairSharing        bool
-	admissionFairShare bool
-	waitForPodsReady   bool
+	engine.Settings
+	clock         clock.PassiveClock
+	rng           *rand.Rand
+	log           logr.Logger
+	reporter      MetricsReporter
+	warmStartFrom client.Reader
+	// waitForPodsReady is the manager's: the queue models list it as a
+	// feature the forecast does not model (see WithWaitForPodsReady).
+	waitForPodsReady bool
 }
 
 func defaultOptions() options {
-	return options{
-		clock:             clock.RealClock{},
-		log:               logr.Discard(),
-		refreshPeriod:     DefaultRefreshPeriod,
-		refreshMillicores: DefaultRefreshCPUMillicores,
-		halfLife:          DefaultStatisticsHalfLife,
-		minServiceSamples: DefaultMinServiceSamples,
-		serviceSampleSize: DefaultServiceSampleSize,
-		emaAlpha:          DefaultEMAAlpha,
-		forecastSamples:   DefaultForecastSamples,
-		forecastDepth:     DefaultForecastDepth,
-		horizon:           DefaultHorizon,
-	}
+	return options{Settings: engine.DefaultSettings(), clock: clock.RealClock{}, log: logr.Discard()}
 }
 
 // Option configures an [Estimator].
@@ -88,7 +67,7 @@ func WithMetricsReporter(r MetricsReporter) Option { return func(o *options) { o
 // WithRefreshPeriod sets how often the background loop may recompute the
 // forecasts when something changed (default 1s, must be > 0). The loop
 // stretches it when refreshes are slow: see [WithRefreshCPU].
-func WithRefreshPeriod(d time.Duration) Option { return func(o *options) { o.refreshPeriod = d } }
+func WithRefreshPeriod(d time.Duration) Option { return func(o *options) { o.RefreshPeriod = d } }
 
 // WithRefreshCPU sets the CPU the refresh loop may use on average, in
 // millicores of one core (default [DefaultRefreshCPUMillicores], in
@@ -100,7 +79,7 @@ func WithRefreshPeriod(d time.Duration) Option { return func(o *options) { o.ref
 // in six and one of 50 ms runs every 5s; the age of an estimate is
 // published with it (estimatedAt).
 func WithRefreshCPU(millicores int) Option {
-	return func(o *options) { o.refreshMillicores = millicores }
+	return func(o *options) { o.RefreshMillicores = millicores }
 }
 
 // WithMaxStaleness sets how old published results may get when nothing
@@ -109,37 +88,37 @@ func WithRefreshCPU(millicores int) Option {
 // from the refresh period by the one staleness rule,
 // [refreshschedule.MaxStalenessFor]: 10s
 // at the default period of 1s.
-func WithMaxStaleness(d time.Duration) Option { return func(o *options) { o.maxStaleness = d } }
+func WithMaxStaleness(d time.Duration) Option { return func(o *options) { o.MaxStaleness = d } }
 
 // WithStatisticsHalfLife sets the half-life of the time-decayed arrival,
 // preemption and throughput rates (default 30m, must be > 0).
-func WithStatisticsHalfLife(d time.Duration) Option { return func(o *options) { o.halfLife = d } }
+func WithStatisticsHalfLife(d time.Duration) Option { return func(o *options) { o.HalfLife = d } }
 
 // WithMinServiceSamples sets how many observed service times a
 // ClusterQueue needs before its forecasts use them (method Forecast) rather
 // than the a-priori prior (method APriori) (default 10, must be ≥ 1).
-func WithMinServiceSamples(n int) Option { return func(o *options) { o.minServiceSamples = n } }
+func WithMinServiceSamples(n int) Option { return func(o *options) { o.MinServiceSamples = n } }
 
 // WithServiceSampleSize sets the size of the bounded per-ClusterQueue
 // service-time sample (default 512, must be ≥ 1).
-func WithServiceSampleSize(n int) Option { return func(o *options) { o.serviceSampleSize = n } }
+func WithServiceSampleSize(n int) Option { return func(o *options) { o.ServiceSampleSize = n } }
 
 // WithEMAAlpha sets α of the paper's EMA baseline of observed waits
 // (default 0.3, must be in (0, 1]).
-func WithEMAAlpha(a float64) Option { return func(o *options) { o.emaAlpha = a } }
+func WithEMAAlpha(a float64) Option { return func(o *options) { o.EMAAlpha = a } }
 
 // WithForecastSamples sets the Monte Carlo replica count of a forecast
 // (default [DefaultForecastSamples], in [1, forecast.MaxSamples]).
-func WithForecastSamples(n int) Option { return func(o *options) { o.forecastSamples = n } }
+func WithForecastSamples(n int) Option { return func(o *options) { o.ForecastSamples = n } }
 
 // WithForecastDepth sets how many quotable pending workloads per
 // ClusterQueue are rolled forward; deeper ones are extrapolated from the
 // simulated throughput (default 128, in [1, forecast.MaxHorizonCount]).
-func WithForecastDepth(n int) Option { return func(o *options) { o.forecastDepth = n } }
+func WithForecastDepth(n int) Option { return func(o *options) { o.ForecastDepth = n } }
 
 // WithHorizon sets the longest wait a forecast reports; longer ones are
 // reported as the horizon and flagged (default 7 days, must be > 0).
-func WithHorizon(d time.Duration) Option { return func(o *options) { o.horizon = d } }
+func WithHorizon(d time.Duration) Option { return func(o *options) { o.Horizon = d } }
 
 // WithPriorMeanService sets the mean service time assumed, as an exponential
 // law, before a ClusterQueue has enough observed completions (method
@@ -147,21 +126,21 @@ func WithHorizon(d time.Duration) Option { return func(o *options) { o.horizon =
 // with maximumExecutionTimeSeconds (an upper bound) give the prior, and
 // without any a ClusterQueue's workloads get their admissibility but no wait.
 func WithPriorMeanService(d time.Duration) Option {
-	return func(o *options) { o.priorMeanService = d }
+	return func(o *options) { o.PriorMeanService = d }
 }
 
 // WithFairSharing tells the estimator that the manager orders admissions
 // within cohorts by fair sharing (the Configuration's fairSharing), which
 // the forecast does not model: the queue models of ClusterQueues in a
 // cohort then say so (QueueModel.UnmodelledOrdering, QueueModel.Features).
-func WithFairSharing(enabled bool) Option { return func(o *options) { o.fairSharing = enabled } }
+func WithFairSharing(enabled bool) Option { return func(o *options) { o.FairSharing = enabled } }
 
 // WithAdmissionFairSharing tells the estimator that the manager orders the
 // pending workloads of ClusterQueues with an admissionScope by their
 // LocalQueues' usage (the Configuration's admissionFairSharing), which the
 // forecast does not model: their queue models then say so.
 func WithAdmissionFairSharing(enabled bool) Option {
-	return func(o *options) { o.admissionFairShare = enabled }
+	return func(o *options) { o.AdmissionFairSharing = enabled }
 }
 
 // WithWaitForPodsReady tells the estimator that the manager evicts and
@@ -178,27 +157,8 @@ func WithWaitForPodsReady(enabled bool) Option {
 func WithWarmStart(reader client.Reader) Option { return func(o *options) { o.warmStartFrom = reader } }
 
 func (o *options) validate() error {
-	switch {
-	case o.clock == nil:
+	if o.clock == nil {
 		return fmt.Errorf("estimator: nil clock")
-	case o.refreshPeriod <= 0:
-		return fmt.Errorf("estimator: refresh period %v must be > 0", o.refreshPeriod)
-	case o.refreshMillicores < 1 || o.refreshMillicores > 1000:
-		return fmt.Errorf("estimator: refresh CPU %dm must be between 1m and 1000m", o.refreshMillicores)
-	case o.maxStaleness < o.refreshPeriod:
-		return fmt.Errorf("estimator: max staleness %v must be at least the refresh period %v", o.maxStaleness, o.refreshPeriod)
-	case o.halfLife <= 0:
-		return fmt.Errorf("estimator: statistics half-life %v must be > 0", o.halfLife)
-	case o.minServiceSamples < 1:
-		return fmt.Errorf("estimator: minimum service samples %d must be ≥ 1", o.minServiceSamples)
-	case o.serviceSampleSize < 1:
-		return fmt.Errorf("estimator: service sample size %d must be ≥ 1", o.serviceSampleSize)
-	case !(o.emaAlpha > 0 && o.emaAlpha <= 1):
-		return fmt.Errorf("estimator: EMA alpha %v must be in (0, 1]", o.emaAlpha)
-	case o.horizon <= 0:
-		return fmt.Errorf("estimator: horizon %v must be > 0", o.horizon)
-	case o.priorMeanService < 0:
-		return fmt.Errorf("estimator: prior mean service %v must be ≥ 0", o.priorMeanService)
 	}
-	return nil
+	return o.Settings.Validate()
 }

@@ -27,7 +27,7 @@ func TestNewDerivesMaxStalenessFromTheRefreshPeriod(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
-			if diff := cmp.Diff(tc.want, e.opts.maxStaleness); diff != "" {
+			if diff := cmp.Diff(tc.want, e.opts.MaxStaleness); diff != "" {
 				t.Errorf("max staleness (-want,+got):\n%s", diff)
 			}
 		})

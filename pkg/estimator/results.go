@@ -90,30 +90,7 @@ type queueResults = published.Part[kueue.ClusterQueueReference, kueue.CohortRefe
 // Unfeasible or else Quotable, and a Method other than the constants reads
 // back as MethodNone.
 func NewResults(at time.Time, workloads map[workload.Reference]WorkloadEstimate, queues map[kueue.ClusterQueueReference]QueueModel) *Results {
-	parts := map[kueue.ClusterQueueReference]*queueResults{}
-	part := func(cq kueue.ClusterQueueReference) *queueResults {
-		q, ok := parts[cq]
-		if !ok {
-			q = published.NewPart[kueue.ClusterQueueReference, kueue.CohortReference, cohortView](0)
-			parts[cq] = q
-		}
-		return q
-	}
-	for cq, m := range queues {
-		q := part(cq)
-		q.Model, q.HasModel = m, true
-	}
-	stamps := map[estimateStamp]*estimateStamp{}
-	for k, e := range workloads {
-		key := estimateStamp{ClusterQueue: e.ClusterQueue, At: e.EstimatedAt}
-		stamp, ok := stamps[key]
-		if !ok {
-			stamp = &key
-			stamps[key] = stamp
-		}
-		part(e.ClusterQueue).Add(nameFromReference(k), estimates.Store(e, stamp), e.Reason)
-	}
-	return published.Build[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference](at, parts)
+	return published.FromEstimates[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, cohortView](at, workloads, queues)
 }
 
 // MetricsReporter receives what the estimator publishes. The patched Kueue

@@ -203,7 +203,8 @@ func TestClusterQueueGoneBeforeItsTreeSnapshotIsRecomputedNextRefresh(t *testing
 		}
 	}
 	e.mu.Lock()
-	_, again := e.changed["c"]
+	changed, _ := e.changes.Take()
+	_, again := changed["c"]
 	e.mu.Unlock()
 	if !again || !e.dirty.Load() {
 		t.Errorf("c is to be recomputed = %v, estimator dirty = %v; want both", again, e.dirty.Load())

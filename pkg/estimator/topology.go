@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,8 @@ import (
 	"sigs.k8s.io/kueue/pkg/features"
 	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
 // unplaceableByTopology tells why Topology-Aware Scheduling can never place
@@ -63,7 +64,13 @@ func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnaps
 	}
 	ctx := context.Background()
 	for _, group := range groups {
-		flavors := tasFlavorsCovering(cqs, podSets, group)
+		// Each pod set's per-pod requests, computed once for the flavors'
+		// cover and every flavor's placement.
+		single := make([]resources.Requests, len(group))
+		for j, i := range group {
+			single[j] = resources.NewRequestsFromPodSpec(&podSets[i].Template.Spec)
+		}
+		flavors := tasFlavorsCovering(cqs, single)
 		if len(flavors) == 0 {
 			continue
 		}
@@ -75,11 +82,11 @@ func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnaps
 				break
 			}
 			requests := make(schdcache.FlavorTASRequests, 0, len(group))
-			for _, i := range group {
+			for j, i := range group {
 				ps := &podSets[i]
 				requests = append(requests, schdcache.TASPodSetRequests{
 					PodSet:            ps,
-					SinglePodRequests: resources.NewRequestsFromPodSpec(&ps.Template.Spec),
+					SinglePodRequests: single[j],
 					Count:             ps.Count,
 					Flavor:            f,
 					PodSetGroupName:   ps.TopologyRequest.PodSetGroupName,
@@ -104,13 +111,14 @@ func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnaps
 }
 
 // tasFlavorsCovering lists the TAS flavors of cqs, in Kueue's order, of a
-// resource group that covers every resource the pod sets request.
-func tasFlavorsCovering(cqs *schdcache.ClusterQueueSnapshot, podSets []kueue.PodSet, group []int) []kueue.ResourceFlavorReference {
+// resource group that covers every resource the pod sets request (single
+// holds each pod set's per-pod requests).
+func tasFlavorsCovering(cqs *schdcache.ClusterQueueSnapshot, single []resources.Requests) []kueue.ResourceFlavorReference {
 	var out []kueue.ResourceFlavorReference
 	for _, rg := range cqs.ResourceGroups {
 		covers := true
-		for _, i := range group {
-			for name, v := range resources.NewRequestsFromPodSpec(&podSets[i].Template.Spec).Iter() {
+		for _, requests := range single {
+			for name, v := range requests.Iter() {
 				if v != 0 && !rg.CoveredResources.Has(name) {
 					covers = false
 				}
@@ -187,11 +195,10 @@ func (v *topologyVerdicts) load() map[workload.Reference]string {
 
 // unplaceableIndex gives each pending workload of one refreshed
 // ClusterQueue its engine.Pending.Unplaceable: 0, or the 1-based index of
-// its topology verdict in reasons, each distinct reason listed once.
+// its topology verdict in reasons (see engine.Reasons).
 type unplaceableIndex struct {
 	verdicts map[workload.Reference]string
-	reasons  []string
-	at       map[string]uint16
+	reasons  engine.Reasons
 }
 
 func (u *unplaceableIndex) of(wl *kueue.Workload) uint16 {
@@ -202,18 +209,5 @@ func (u *unplaceableIndex) of(wl *kueue.Workload) uint16 {
 	if !ok {
 		return 0
 	}
-	if i, ok := u.at[why]; ok {
-		return i
-	}
-	if len(u.reasons) == math.MaxUint16 {
-		// As many distinct reasons in one ClusterQueue is beyond any real
-		// topology; the workload keeps its quota verdict.
-		return 0
-	}
-	if u.at == nil {
-		u.at = make(map[string]uint16)
-	}
-	u.reasons = append(u.reasons, why)
-	u.at[why] = uint16(len(u.reasons))
-	return u.at[why]
+	return u.reasons.Index(why)
 }

@@ -1,10 +1,10 @@
 // Package ledger is the estimator's prediction ledger: for every pending
 // workload, a [Line] with the first wait estimate published for it (and
 // when it was seen arriving), sharing a [Stamp] per refresh of its
-// ClusterQueue with what each baseline said from the same state; at the
-// workload's admission, [ScoreOf] judges every [Predictor] against the wait
-// that remained from that moment, the moment a submitter first saw an
-// answer. A [Book] holds the pending workloads' lines, and a refresh's
+// ClusterQueue ([StampOf]) with what each baseline said from the same
+// state; at the workload's admission, [ScoreOf] judges every [Predictor]
+// against the wait that remained from that moment, the moment a submitter
+// first saw an answer. A [Book] holds the pending workloads' lines, and a refresh's
 // [Writer] gives each its first estimate.
 //
 // It imports nothing of Kueue or Kubernetes: the caller names workloads

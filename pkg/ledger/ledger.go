@@ -109,6 +109,22 @@ type Stamp[Q ~string] struct {
 	Calibration       engine.Calibration
 }
 
+// StampOf is the stamp of a refresh at at of ClusterQueue cq, from the
+// method of its roll, the calibration it applied and the model it
+// published: the EMA baseline's wait ema if hasEMA, and the paper's and
+// Whitt's mean waits of m if its queue is stable (NaN for none).
+func StampOf[Q ~string](cq Q, at time.Time, method engine.Method, cal engine.Calibration, m *engine.APriori, ema time.Duration, hasEMA bool) *Stamp[Q] {
+	s := &Stamp[Q]{ClusterQueue: cq, At: at.UnixNano(), Method: method,
+		EMA: math.NaN(), Paper: math.NaN(), Whitt: math.NaN(), Calibration: cal}
+	if hasEMA {
+		s.EMA = ema.Seconds()
+	}
+	if m.HasRates && m.Stable {
+		s.Paper, s.Whitt = m.MeanWait.Seconds(), m.WhittMeanWait.Seconds()
+	}
+	return s
+}
+
 // Line is what the estimator keeps per pending workload, 24 bytes: its line in the ledger, the first forecast published for it
 // (remaining wait from stamp.at, seconds; NaN for none) with the quantiles
 // as the roll gave them, before calibration (the stamp's calibration turns

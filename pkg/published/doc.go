@@ -1,8 +1,12 @@
 // Package published holds one published set of wait-time estimates
 // ([Results]) as the estimator's readers look it up, and decides how a
 // refresh builds the next set from the last: which ClusterQueues it
-// recomputes ([RecomputeSet], [NeedsRefresh]) and which parts it reuses
-// unchanged ([Next]).
+// recomputes ([RecomputeSet], [NeedsRefresh], from the [Changes] the
+// events recorded, and [Relist] for the arrivals a refresh missed) and
+// which parts it reuses unchanged ([Next]).
+//
+// [FromEstimates] builds Results from plain estimates and models, as a
+// refresh would publish them (for the readers' tests).
 //
 // Each ClusterQueue's [Part] holds its queue model and the estimates of its
 // pending workloads, indexed by namespace and name (see [positions.Table]).

@@ -307,3 +307,37 @@ func (r *Results[Q, R, K, C]) Queues() iter.Seq2[Q, estimates.QueueModel[Q]] {
 		}
 	}
 }
+
+// FromEstimates returns sealed results at at holding the given estimates
+// (by workload key, "namespace/name") and models, as a refresh publishes
+// them; parts carry no cohort view. As in published results, waits are
+// kept to the millisecond, an estimate with a wait is admitted at
+// EstimatedAt + ExpectedWait, its Admissibility is Unfeasible or else
+// Quotable, and a Method other than the engine's reads back as
+// MethodNone. The estimates of one ClusterQueue and time share a stamp.
+func FromEstimates[Q, R, K ~string, C any](at time.Time, workloads map[K]estimates.WorkloadEstimate[Q], queues map[Q]estimates.QueueModel[Q]) *Results[Q, R, K, C] {
+	parts := map[Q]*Part[Q, R, C]{}
+	part := func(cq Q) *Part[Q, R, C] {
+		q, ok := parts[cq]
+		if !ok {
+			q = NewPart[Q, R, C](0)
+			parts[cq] = q
+		}
+		return q
+	}
+	for cq, m := range queues {
+		q := part(cq)
+		q.Model, q.HasModel = m, true
+	}
+	stamps := map[estimates.Stamp[Q]]*estimates.Stamp[Q]{}
+	for k, e := range workloads {
+		key := estimates.Stamp[Q]{ClusterQueue: e.ClusterQueue, At: e.EstimatedAt}
+		stamp, ok := stamps[key]
+		if !ok {
+			stamp = &key
+			stamps[key] = stamp
+		}
+		part(e.ClusterQueue).Add(positions.NameOfKey(k), estimates.Store(e, stamp), e.Reason)
+	}
+	return Build[Q, R, K](at, parts)
+}

@@ -19,7 +19,7 @@ type Admission struct {
 	LastRelease     time.Time
 }
 
-// ObserveAdmission updates the statistics s of a ClusterQueue, and those
+// observeAdmission updates the statistics s of a ClusterQueue, and those
 // every ClusterQueue pools, for admission a: the wait (EMA baseline), the
 // admission rate; the admission latency after quota was freed; the
 // first-attempt latency of an untried workload that arrived after the
@@ -27,7 +27,7 @@ type Admission struct {
 // ClusterQueue, the preemption delay and, for a preemptor of a higher
 // priority than the victim that arrived before the preemption, the
 // scheduler's reaction.
-func (sh *Shared) ObserveAdmission(s *Queue, a Admission) {
+func (sh *Shared) observeAdmission(s *Queue, a Admission) {
 	now := a.At
 	s.Waits.Observe(max(now.Sub(a.QueuedSince), 0).Seconds())
 	s.Admissions.ObserveAt(now)

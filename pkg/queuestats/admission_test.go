@@ -58,13 +58,13 @@ func TestObserveAdmission(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sh, err := c.NewShared()
+			sh, err := c.newShared()
 			if err != nil {
 				t.Fatal(err)
 			}
 			s := mustQueue(t, c)
 			s.FreedAt, s.PreemptedAt, s.PreemptedPriority = tc.freedAt, tc.preemptedAt, tc.preemptedPriority
-			sh.ObserveAdmission(s, tc.a)
+			sh.observeAdmission(s, tc.a)
 			var got observed
 			got.Wait, _ = s.Waits.Value()
 			got.Latencies, got.FirstAttempts = s.AdmissionLatency.Len(), s.FirstAttemptLatency.Len()

@@ -10,7 +10,12 @@
 // [Queue.View] is the copy a refresh takes, as the engine's inputs;
 // [Shared] holds what every ClusterQueue pools (latencies while a
 // ClusterQueue measured too few of its own, and the pooled calibrators),
-// and [Shared.View] completes a Queue's view with it.
+// and [Shared.View] completes a Queue's view with it. [Queues] holds every
+// ClusterQueue's Queue, named by the caller's type, with what they pool,
+// the cohort each is in and the last release of quota in each cohort, the
+// scheduler's busy time per cycle, and when each running workload was seen
+// admitted and evicted, from which its admission, release and end
+// ([Queues.Admit], [Queues.Release], [Queues.End]) feed the statistics.
 //
 // It imports nothing of Kueue or Kubernetes; the caller guards a Queue
 // (the estimator, by its mutex) and owns the clock and the random source.

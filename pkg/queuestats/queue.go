@@ -45,7 +45,7 @@ type Queue struct {
 	// the scheduler admitted at its first attempt (never found
 	// inadmissible, see triedBit) with no quota released in the
 	// ClusterQueue or its cohort between their arrival and their admission
-	// (see LastRelease, and the estimator's lastReleaseFor): the roll times by it the
+	// (see LastRelease, and Queues.lastReleaseFor): the roll times by it the
 	// admission of a pending
 	// workload that is untried and fits now (see
 	// forecast.Queue.FirstAttemptLatencySample).

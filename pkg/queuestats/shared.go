@@ -33,8 +33,8 @@ type Shared struct {
 	pooled50, pooled90  *calibration.Quantile
 }
 
-// NewShared makes the pooled statistics of the ClusterQueues of c.
-func (c Config) NewShared() (*Shared, error) {
+// newShared makes the pooled statistics of the ClusterQueues of c.
+func (c Config) newShared() (*Shared, error) {
 	latencies := func() (*stats.ServiceTimes, error) {
 		return stats.NewServiceTimes(c.Clock, c.Rand, stats.ReservoirOptions{
 			Capacity: sharedLatencySampleSize, HalfLife: c.HalfLife, MinSamples: 1,
@@ -55,10 +55,10 @@ func (c Config) NewShared() (*Shared, error) {
 	return &Shared{AdmissionLatency: admission, FirstAttemptLatency: firstAttempt, pooled50: pooled50, pooled90: pooled90}, nil
 }
 
-// LatencyReservoirOf is the reservoir of admission latencies a
+// latencyReservoirOf is the reservoir of admission latencies a
 // ClusterQueue with statistics s rolls with: its own once it holds
 // MinOwnLatencySamples, else every ClusterQueue's (which holds its own).
-func (sh *Shared) LatencyReservoirOf(s *Queue) *stats.ServiceTimes {
+func (sh *Shared) latencyReservoirOf(s *Queue) *stats.ServiceTimes {
 	if s.AdmissionLatency.Len() < MinOwnLatencySamples {
 		return sh.AdmissionLatency
 	}
@@ -75,9 +75,9 @@ func (sh *Shared) FirstAttemptReservoirOf(s *Queue) *stats.ServiceTimes {
 
 // Latency returns the mean admission latency a ClusterQueue with
 // statistics s rolls with and the sample it draws from (see
-// LatencyReservoirOf); 0 and none when nothing was measured anywhere.
+// latencyReservoirOf); 0 and none when nothing was measured anywhere.
 func (sh *Shared) Latency(s *Queue) (float64, []float64) {
-	r := sh.LatencyReservoirOf(s)
+	r := sh.latencyReservoirOf(s)
 	mean, ok := r.Mean()
 	if !ok {
 		return 0, nil

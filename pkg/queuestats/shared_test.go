@@ -29,7 +29,7 @@ func TestSharedLatenciesUntilEnoughOwn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sh, err := c.NewShared()
+			sh, err := c.newShared()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestSharedLatenciesUntilEnoughOwn(t *testing.T) {
 			var got latency
 			var sample []float64
 			got.Mean, sample = sh.Latency(s)
-			got.Sample, got.Own = len(sample), sh.LatencyReservoirOf(s) == s.AdmissionLatency
+			got.Sample, got.Own = len(sample), sh.latencyReservoirOf(s) == s.AdmissionLatency
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("admission latency (-want,+got):\n%s", diff)
 			}
