@@ -196,6 +196,29 @@ func eventually(ctx context.Context, t *testing.T, timeout time.Duration, what s
 // Succeed; meanwhile the user reads wait-time estimates of the waiting two
 // from the visibility API and kueuectl, and an Unfeasible Job carries its
 // reason in its Workload's condition and in the API.
+// workloadConditionSays returns a check for eventually: the Workload owned
+// by Job job in namespace ns, listed as that user, has a QuotaReserved
+// condition whose message contains want.
+func workloadConditionSays(user client.Client, ns, job, want string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var wls kueue.WorkloadList
+		if err := user.List(ctx, &wls, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, wl := range wls.Items {
+			if len(wl.OwnerReferences) == 0 || wl.OwnerReferences[0].Name != job {
+				continue
+			}
+			cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+			if cond == nil || !strings.Contains(cond.Message, want) {
+				return fmt.Errorf("QuotaReserved condition %+v", cond)
+			}
+			return nil
+		}
+		return fmt.Errorf("no Workload for Job %s", job)
+	}
+}
+
 func TestJobsQueueRunAndFinishThroughKueue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
 	defer cancel()
@@ -260,23 +283,8 @@ func TestJobsQueueRunAndFinishThroughKueue(t *testing.T) {
 	}
 
 	// The Unfeasible classification rides on the QuotaReserved condition.
-	eventually(ctx, t, time.Minute, "the Unfeasible Job's Workload says why", func(ctx context.Context) error {
-		var wls kueue.WorkloadList
-		if err := user.List(ctx, &wls, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		for _, wl := range wls.Items {
-			if len(wl.OwnerReferences) == 0 || wl.OwnerReferences[0].Name != "too-big" {
-				continue
-			}
-			cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-			if cond == nil || !strings.Contains(cond.Message, "Wait time estimation: the workload is Unfeasible: ") {
-				return fmt.Errorf("QuotaReserved condition %+v", cond)
-			}
-			return nil
-		}
-		return fmt.Errorf("no Workload for Job too-big")
-	})
+	eventually(ctx, t, time.Minute, "the Unfeasible Job's Workload says why",
+		workloadConditionSays(user, ns, "too-big", "Wait time estimation: the workload is Unfeasible: "))
 
 	// kueuectl, as the user, shows the columns the estimator feeds.
 	if kueuectl := os.Getenv("KUEUECTL"); kueuectl != "" {

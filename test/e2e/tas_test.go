@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -86,23 +85,8 @@ func TestTopologyThatCanNeverHoldAJobMakesItUnfeasible(t *testing.T) {
 		}
 		return fmt.Errorf("the two-pod Job is not pending (%d pending)", len(s.Items))
 	})
-	eventually(ctx, t, time.Minute, "the two-pod Job's Workload says why", func(ctx context.Context) error {
-		var wls kueue.WorkloadList
-		if err := user.List(ctx, &wls, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		for _, wl := range wls.Items {
-			if len(wl.OwnerReferences) == 0 || wl.OwnerReferences[0].Name != "two-pods-in-a-rack" {
-				continue
-			}
-			cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-			if cond == nil || !strings.Contains(cond.Message, "Wait time estimation: the workload is Unfeasible: topology: ") {
-				return fmt.Errorf("QuotaReserved condition %+v", cond)
-			}
-			return nil
-		}
-		return fmt.Errorf("no Workload for Job two-pods-in-a-rack")
-	})
+	eventually(ctx, t, time.Minute, "the two-pod Job's Workload says why",
+		workloadConditionSays(user, ns, "two-pods-in-a-rack", "Wait time estimation: the workload is Unfeasible: topology: "))
 	eventually(ctx, t, 3*time.Minute, "the one-pod Job Succeeds in a rack", func(ctx context.Context) error {
 		var j batchv1.Job
 		if err := user.Get(ctx, client.ObjectKey{Namespace: ns, Name: "one-pod-in-a-rack"}, &j); err != nil {
