@@ -15,6 +15,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/predict"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/whatif"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 // NewRootCommand assembles the command tree: one line per subcommand.
@@ -39,6 +40,6 @@ func NewRootCommand() *cobra.Command {
 // `kueue-waittime eval -f` reads it: strictly, with its defaults applied,
 // validated. It returns the first problem.
 func ParseScenario(data []byte) error {
-	_, err := eval.ParseSpec(data)
+	_, err := scenario.ParseSpec(data)
 	return err
 }

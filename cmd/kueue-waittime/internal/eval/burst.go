@@ -1,6 +1,10 @@
 package eval
 
-import "golang.org/x/sync/errgroup"
+import (
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
+)
 
 // burstCreators is how many workloads of one burst are created at once.
 // Created one after another, a burst of b reaches the API server over b
@@ -12,7 +16,7 @@ const burstCreators = 16
 // simultaneousArrivals is the leading run of arrivals (sorted by offset)
 // that share the first one's offset: a burst of a bursty process, or a
 // single arrival.
-func simultaneousArrivals(arrivals []Arrival) []Arrival {
+func simultaneousArrivals(arrivals []scenario.Arrival) []scenario.Arrival {
 	n := 1
 	for n < len(arrivals) && arrivals[n].Offset == arrivals[0].Offset {
 		n++
@@ -23,7 +27,7 @@ func simultaneousArrivals(arrivals []Arrival) []Arrival {
 // createConcurrently calls create for every arrival, at most workers at a
 // time, and returns the first error once all calls have returned. A single
 // arrival is created on the calling goroutine.
-func createConcurrently(arrivals []Arrival, workers int, create func(Arrival) error) error {
+func createConcurrently(arrivals []scenario.Arrival, workers int, create func(scenario.Arrival) error) error {
 	if len(arrivals) == 1 {
 		return create(arrivals[0])
 	}

@@ -8,28 +8,32 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 func TestSimultaneousArrivals(t *testing.T) {
-	arrival := func(name string, offset float64) Arrival { return Arrival{Name: name, Offset: offset} }
+	arrival := func(name string, offset float64) scenario.Arrival {
+		return scenario.Arrival{Name: name, Offset: offset}
+	}
 	cases := map[string]struct {
-		arrivals []Arrival
+		arrivals []scenario.Arrival
 		want     []string
 	}{
 		"a single arrival": {
-			arrivals: []Arrival{arrival("a", 1)},
+			arrivals: []scenario.Arrival{arrival("a", 1)},
 			want:     []string{"a"},
 		},
 		"a burst, then a later arrival": {
-			arrivals: []Arrival{arrival("a", 1), arrival("b", 1), arrival("c", 1), arrival("d", 2)},
+			arrivals: []scenario.Arrival{arrival("a", 1), arrival("b", 1), arrival("c", 1), arrival("d", 2)},
 			want:     []string{"a", "b", "c"},
 		},
 		"arrivals at different moments are one at a time": {
-			arrivals: []Arrival{arrival("a", 1), arrival("b", 1.5), arrival("c", 1.5)},
+			arrivals: []scenario.Arrival{arrival("a", 1), arrival("b", 1.5), arrival("c", 1.5)},
 			want:     []string{"a"},
 		},
 		"the whole plan is one burst": {
-			arrivals: []Arrival{arrival("a", 0), arrival("b", 0)},
+			arrivals: []scenario.Arrival{arrival("a", 0), arrival("b", 0)},
 			want:     []string{"a", "b"},
 		},
 	}
@@ -49,13 +53,13 @@ func TestSimultaneousArrivals(t *testing.T) {
 // TestBurstIsCreatedConcurrently: every create of a burst of four waits
 // until all four have started, which only concurrent calls can satisfy.
 func TestBurstIsCreatedConcurrently(t *testing.T) {
-	burst := []Arrival{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
+	burst := []scenario.Arrival{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
 	var started sync.WaitGroup
 	started.Add(len(burst))
 	all := make(chan struct{})
 	go func() { started.Wait(); close(all) }()
 	var created sync.Map
-	err := createConcurrently(burst, len(burst), func(a Arrival) error {
+	err := createConcurrently(burst, len(burst), func(a scenario.Arrival) error {
 		started.Done()
 		select {
 		case <-all:
@@ -76,9 +80,9 @@ func TestBurstIsCreatedConcurrently(t *testing.T) {
 }
 
 func TestCreateConcurrentlyRespectsItsLimit(t *testing.T) {
-	burst := make([]Arrival, 40)
+	burst := make([]scenario.Arrival, 40)
 	var running, most atomic.Int32
-	err := createConcurrently(burst, 3, func(Arrival) error {
+	err := createConcurrently(burst, 3, func(scenario.Arrival) error {
 		n := running.Add(1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
@@ -95,9 +99,9 @@ func TestCreateConcurrentlyRespectsItsLimit(t *testing.T) {
 }
 
 func TestCreateConcurrentlyReturnsAFailedCreate(t *testing.T) {
-	burst := []Arrival{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	burst := []scenario.Arrival{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	var calls atomic.Int32
-	err := createConcurrently(burst, 2, func(a Arrival) error {
+	err := createConcurrently(burst, 2, func(a scenario.Arrival) error {
 		calls.Add(1)
 		if a.Name == "b" {
 			return errors.New("creating workload b: the server refused it")

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,17 +17,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
 	kueueclientset "sigs.k8s.io/kueue/client-go/clientset/versioned"
-	"sigs.k8s.io/kueue/pkg/controller/constants"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 // clusterHarness runs scenarios on a local cluster (internal/harness/cluster) where the
@@ -57,7 +54,7 @@ type clusterHarness struct {
 	// namespace, when set, names the namespace of a single replica.
 	namespace string
 	// adjustPlan, when set, changes each plan before it runs.
-	adjustPlan func(*Plan)
+	adjustPlan func(*scenario.Plan)
 }
 
 // ClusterReport is what a scenario did on the cluster and how the
@@ -164,7 +161,7 @@ func (h *clusterHarness) progressf(format string, args ...any) {
 // run runs every level × seed replica of a scenario at once (or Parallel
 // at a time), each in its own namespace with its own queues, then scores
 // them from the manager's metrics.
-func (h *clusterHarness) run(ctx context.Context, spec *Spec) (*ClusterReport, error) {
+func (h *clusterHarness) run(ctx context.Context, spec *scenario.Spec) (*ClusterReport, error) {
 	if h.pollInterval <= 0 {
 		h.pollInterval = time.Second
 	}
@@ -186,7 +183,7 @@ func (h *clusterHarness) run(ctx context.Context, spec *Spec) (*ClusterReport, e
 	}
 	start := time.Now()
 	parallel := cmp.Or(spec.Parallel, len(plans))
-	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.namespace, "Jobs", h.progressf, func(ctx context.Context, p Plan, rep Replica) (ClusterReplicaResult, error) {
+	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.namespace, "Jobs", h.progressf, func(ctx context.Context, p scenario.Plan, rep scenario.Replica) (ClusterReplicaResult, error) {
 		return h.runReplica(ctx, spec, p, rep)
 	})
 	if err != nil {
@@ -199,88 +196,6 @@ func (h *clusterHarness) run(ctx context.Context, spec *Spec) (*ClusterReport, e
 	return &ClusterReport{
 		Scenario: spec.Name, WallTime: time.Since(start).Round(time.Second).String(),
 		MetricsURL: h.metricsURL, Replicas: results, Score: sc,
-	}, nil
-}
-
-// maxExecMarginSeconds is added to a class's longest service time in its
-// Jobs' maximum execution time: Kueue counts the time from admission, which
-// includes the pod's creation, binding and completion.
-const maxExecMarginSeconds = 5
-
-// serviceLimit is the longest service time a class's workloads can have
-// (the mean of a deterministic law, TruncateAt times the mean of a
-// truncated one), in seconds; false when unbounded.
-func (s *Spec) serviceLimit(queue, class string) (float64, bool) {
-	for _, q := range s.ClusterQueues {
-		if q.Name != queue {
-			continue
-		}
-		for _, c := range q.Classes {
-			if c.Name != class {
-				continue
-			}
-			switch {
-			case c.Service.Distribution == "deterministic":
-				return c.MeanService.Seconds(), true
-			case c.Service.TruncateAt > 0:
-				return c.Service.TruncateAt * c.MeanService.Seconds(), true
-			}
-		}
-	}
-	return 0, false
-}
-
-// maxExecSeconds is the maximum execution time a class's workloads declare:
-// its serviceLimit rounded up to whole seconds plus maxExecMarginSeconds;
-// false when the class's service time is unbounded.
-func (s *Spec) maxExecSeconds(queue, class string) (int32, bool) {
-	limit, ok := s.serviceLimit(queue, class)
-	if !ok {
-		return 0, false
-	}
-	return int32(math.Ceil(limit)) + maxExecMarginSeconds, true
-}
-
-// buildJob returns the Job of one arrival, as a user writes it: in the
-// replica's LocalQueue (and WorkloadPriorityClass), not suspended (Kueue's
-// webhook suspends it), one pod requesting the arrival's demand that KWOK
-// runs for the arrival's service time. When the class's service time is
-// bounded, the Job declares the bound (plus maxExecMarginSeconds) as its
-// maximum execution time, as a user declares a time limit: without an
-// operator's prior, that is what the estimator's a-priori waits start from
-// until the ClusterQueue has seen enough completions.
-func (s *Spec) buildJob(r Replica, a Arrival) (*batchv1.Job, error) {
-	requests := corev1.ResourceList{}
-	for res, q := range a.Demand {
-		v, err := resource.ParseQuantity(q)
-		if err != nil {
-			return nil, fmt.Errorf("%s: demand %s: %w", a.Name, res, err)
-		}
-		requests[corev1.ResourceName(res)] = v
-	}
-	labels := map[string]string{constants.QueueLabel: r.LocalQueueName(a.Queue)}
-	if a.PriorityClass != "" {
-		labels[constants.WorkloadPriorityClassLabel] = r.PriorityClassName(a.PriorityClass)
-	}
-	if limit, ok := s.maxExecSeconds(a.Queue, a.Class); ok {
-		labels[constants.MaxExecTimeSecondsLabel] = strconv.Itoa(int(limit))
-	}
-	runFor := time.Duration(a.Service * float64(time.Second)).Round(time.Millisecond)
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: a.Name, Namespace: r.Namespace, Labels: labels},
-		Spec: batchv1.JobSpec{
-			BackoffLimit: new(int32(0)),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{cluster.RunDurationAnnotation: runFor.String()}},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					Containers: []corev1.Container{{
-						Name: "main", Image: "registry.k8s.io/pause:3.10",
-						Resources: corev1.ResourceRequirements{Requests: requests},
-					}},
-				},
-			},
-		},
 	}, nil
 }
 
@@ -297,13 +212,13 @@ func jobOf(owners []metav1.OwnerReference) string {
 // runReplica runs one replica's Jobs in its own namespace and queues, and
 // returns what they did. Its objects stay: deleting a ClusterQueue would
 // clear the manager's metrics of it, which are read after every replica.
-func (h *clusterHarness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Replica) (ClusterReplicaResult, error) {
+func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, plan scenario.Plan, rep scenario.Replica) (ClusterReplicaResult, error) {
 	res := ClusterReplicaResult{Level: plan.Level, Seed: plan.SeedIndex, Namespace: rep.Namespace, Jobs: len(plan.Arrivals)}
 	if err := rep.Validate(spec); err != nil {
 		return res, err
 	}
 	cl := h.cluster.Client
-	objects := spec.replicaObjects(rep)
+	objects := spec.ReplicaObjects(rep)
 	for _, o := range objects {
 		if err := cl.Create(ctx, o); err != nil {
 			return res, fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
@@ -436,7 +351,7 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *Spec, plan Plan, 
 			return res, ctx.Err()
 		case <-time.After(time.Until(due)):
 		}
-		job, err := spec.buildJob(rep, a)
+		job, err := spec.BuildJob(rep, a)
 		if err != nil {
 			return res, err
 		}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 // kueueRun is a local control plane with the patched Kueue running, its
@@ -293,7 +294,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				if recordCycles {
 					cycles = &cycleRecorder{now: time.Now}
 				}
-				k, err := startKueue(ctx, refresh, spec.priorMeanService(), requeueBatch, spec.DeviceClassMappings(), "", replica, cycles)
+				k, err := startKueue(ctx, refresh, spec.PriorMeanService(), requeueBatch, spec.DeviceClassMappings(), "", replica, cycles)
 				if err != nil {
 					return err
 				}
@@ -357,7 +358,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 // --cluster): its arrivals as Jobs, scored from the manager's metrics.
 // It prints each scenario's summary and the score table, and with outDir
 // writes <name>-cluster.md and <name>-cluster.json.
-func runClusterEval(ctx context.Context, cmd *cobra.Command, specs []*Spec, clusterDir, outDir string, poll time.Duration) error {
+func runClusterEval(ctx context.Context, cmd *cobra.Command, specs []*scenario.Spec, clusterDir, outDir string, poll time.Duration) error {
 	for _, spec := range specs {
 		errOut := cmd.ErrOrStderr()
 		fmt.Fprintf(errOut, "%s: ", spec.Name)
@@ -409,10 +410,10 @@ func quietKlog(cycles *cycleRecorder) {
 
 // loadSpecs loads the scenario files; with seed not nil, every scenario
 // takes *seed as its base seed instead of its file's.
-func loadSpecs(files []string, seed *uint64) ([]*Spec, error) {
-	var specs []*Spec
+func loadSpecs(files []string, seed *uint64) ([]*scenario.Spec, error) {
+	var specs []*scenario.Spec
 	for _, f := range files {
-		spec, err := LoadSpec(f)
+		spec, err := scenario.LoadSpec(f)
 		if err != nil {
 			return nil, err
 		}
@@ -512,25 +513,25 @@ everything cleanly.`,
 			if !inProcess && (set("kubeconfig-out") || set("metrics-address")) {
 				return cli.Usagef("--kubeconfig-out and --metrics-address go with --in-process; the cluster's kubeconfig is DIR/kubeconfig")
 			}
-			sc := &Scenario{
+			sc := &scenario.Scenario{
 				Name:         "demo",
 				Quota:        map[string]string{"cpu": "2", "memory": "1Gi"},
 				Demand:       map[string]string{"cpu": "500m", "memory": "64Mi"},
 				Levels:       []float64{utilization},
 				JobsPerLevel: workloads,
-				MeanService:  Duration{meanService},
-				Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+				MeanService:  scenario.Duration{Duration: meanService},
+				Service:      scenario.ServiceSpec{Distribution: "exponential", TruncateAt: 3},
 				Seed:         seed,
 			}
 			if err := sc.Validate(); err != nil {
 				return cli.Usagef("%v", err)
 			}
-			spec := SpecFromScenario(sc)
+			spec := scenario.SpecFromScenario(sc)
 			spec.Seeds, spec.Warmup = new(1), new(0.0)
 			// The demo promises one Unfeasible workload: the third asks
 			// for 20 CPU of a 2-CPU ClusterQueue.
-			unfeasible := func(p *Plan) {
-				makeUnfeasible(p, min(2, len(p.Arrivals)-1), map[string]string{"cpu": "20", "memory": "64Mi"})
+			unfeasible := func(p *scenario.Plan) {
+				scenario.MakeUnfeasible(p, min(2, len(p.Arrivals)-1), map[string]string{"cpu": "20", "memory": "64Mi"})
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -557,7 +558,7 @@ everything cleanly.`,
 
 // runClusterDemo is the demo on a local cluster: Jobs, pods, KWOK nodes
 // and the manager deployed from the manifests.
-func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjust func(*Plan), dir, summaryJSON string, hold bool) error {
+func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Spec, adjust func(*scenario.Plan), dir, summaryJSON string, hold bool) error {
 	errOut := cmd.ErrOrStderr()
 	c, manager, token, err := startClusterKueue(ctx, dir, errOut)
 	if err != nil {
@@ -612,7 +613,7 @@ func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjust 
 
 // runInProcessDemo is the demo with Kueue in this process and Workload
 // objects (demo --in-process).
-func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjust func(*Plan), kubeconfigOut, metricsAddress string, hold bool) error {
+func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Spec, adjust func(*scenario.Plan), kubeconfigOut, metricsAddress string, hold bool) error {
 	if metricsAddress == "auto" {
 		addr, err := freeLocalAddress()
 		if err != nil {
@@ -621,7 +622,7 @@ func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *Spec, adjus
 		metricsAddress = addr
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-	k, err := startKueue(ctx, 250*time.Millisecond, spec.priorMeanService(), 0, nil, metricsAddress, false, nil)
+	k, err := startKueue(ctx, 250*time.Millisecond, spec.PriorMeanService(), 0, nil, metricsAddress, false, nil)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload/finish"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
 
@@ -39,19 +40,19 @@ func requireControlPlane(t *testing.T) {
 // the second needs does not touch the first.
 func TestEvalOnTheRealScheduler(t *testing.T) {
 	requireControlPlane(t)
-	smoke, err := LoadSpec(filepath.Join("..", "..", "..", "..", "test", "eval", "smoke.yaml"))
+	smoke, err := scenario.LoadSpec(filepath.Join("..", "..", "..", "..", "test", "eval", "smoke.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dra := SpecFromScenario(&Scenario{
+	dra := scenario.SpecFromScenario(&scenario.Scenario{
 		Name:         "dra-smoke",
 		Quota:        map[string]string{"cpu": "2", "memory": "1Gi", "example.com/gpu": "2"},
 		Demand:       map[string]string{"cpu": "250m", "memory": "64Mi"},
-		DRA:          &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1},
+		DRA:          &scenario.DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/gpu", Count: 1},
 		Levels:       []float64{0.8},
 		JobsPerLevel: 10,
-		MeanService:  Duration{time.Second},
-		Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+		MeanService:  scenario.Duration{Duration: time.Second},
+		Service:      scenario.ServiceSpec{Distribution: "exponential", TruncateAt: 3},
 		Seed:         11,
 	})
 	dra.Seeds, dra.Warmup = new(1), new(0.0)
@@ -67,7 +68,7 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 		t.Fatal(err)
 	}
 	cycles := &cycleRecorder{now: time.Now}
-	k, err := startKueue(ctx, 100*time.Millisecond, smoke.priorMeanService(), 0, dra.DeviceClassMappings(), metricsAddress, true, cycles)
+	k, err := startKueue(ctx, 100*time.Millisecond, smoke.PriorMeanService(), 0, dra.DeviceClassMappings(), metricsAddress, true, cycles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 // numbered in order, every one but the last with its phases timed, none
 // putting back more heads than it had; and, with 10 % of the workloads
 // unfeasible, some heads put back not nominated.
-func checkCyclesRecorded(t *testing.T, r *cycleRecorder, spec *Spec) {
+func checkCyclesRecorded(t *testing.T, r *cycleRecorder, spec *scenario.Spec) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if want := spec.Workloads / 2; len(r.cycles) < want {
@@ -131,7 +132,7 @@ func checkCyclesRecorded(t *testing.T, r *cycleRecorder, spec *Spec) {
 
 // checkSmoke runs the smoke scenario (3 seeds of 60 workloads at ρ 0.85,
 // 10% unfeasible) and checks that the ledger scored what it must.
-func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *Spec) {
+func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *scenario.Spec) {
 	report, err := h.Run(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -201,17 +202,17 @@ func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *Spec) {
 // harness's summary of the same events: workloads scored, each
 // predictor's answers and MAE, P50 and P90 coverage.
 func checkScoreAgreesWithSummary(ctx context.Context, t *testing.T, k *kueueRun) {
-	sc := &Scenario{
+	sc := &scenario.Scenario{
 		Name:         "parity",
 		Quota:        map[string]string{"cpu": "1", "memory": "1Gi"},
 		Demand:       map[string]string{"cpu": "500m", "memory": "64Mi"},
 		Levels:       []float64{0.9},
 		JobsPerLevel: 40,
-		MeanService:  Duration{time.Second},
-		Service:      ServiceSpec{Distribution: "exponential", TruncateAt: 3},
+		MeanService:  scenario.Duration{Duration: time.Second},
+		Service:      scenario.ServiceSpec{Distribution: "exponential", TruncateAt: 3},
 		Seed:         5,
 	}
-	spec := SpecFromScenario(sc)
+	spec := scenario.SpecFromScenario(sc)
 	spec.Seeds, spec.Warmup = new(1), new(0.0)
 	if err := spec.Validate(); err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func checkScoreAgreesWithSummary(ctx context.Context, t *testing.T, k *kueueRun)
 	want := level.Queues[0]
 	// A single replica with a Namespace prefixes its cluster-scoped
 	// objects with it.
-	cqName := Replica{Prefix: h.Namespace}.ClusterQueueName(want.Name)
+	cqName := scenario.Replica{Prefix: h.Namespace}.ClusterQueueName(want.Name)
 	// k_eff 2 at ρ 0.9 scored 18..23 of 40 in four runs; k_eff 4 at ρ
 	// 0.85 scored 9..20, and failed CI with 9.
 	t.Logf("the harness scored %d of %d feasible workloads", want.Scored, level.Feasible)
@@ -330,10 +331,10 @@ func TestScaledRefreshCPUStretchesAtTheSameRefreshCost(t *testing.T) {
 // eviction's apply (loose, from the older copy) removes the Finished
 // condition and the workload holds its quota again; finishAgain, which
 // observe calls when it sees a finished run unfinished, restores it.
-func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *testing.T, k *kueueRun, spec *Spec) {
+func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *testing.T, k *kueueRun, spec *scenario.Spec) {
 	cl := k.cp.Client
-	rep := Replica{Prefix: "refinish", Namespace: "refinish"}
-	for _, o := range spec.replicaObjects(rep) {
+	rep := scenario.Replica{Prefix: "refinish", Namespace: "refinish"}
+	for _, o := range spec.ReplicaObjects(rep) {
 		if err := cl.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +343,7 @@ func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(plans[0].Arrivals, func(a Arrival) bool { return !a.Unfeasible })
+	i := slices.IndexFunc(plans[0].Arrivals, func(a scenario.Arrival) bool { return !a.Unfeasible })
 	wl := spec.BuildWorkload(rep, plans[0].Arrivals[i])
 	if err := cl.Create(ctx, wl); err != nil {
 		t.Fatal(err)

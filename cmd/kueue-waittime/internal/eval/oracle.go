@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 // The oracle is the floor of the scored set: for a ClusterQueue the harness
@@ -44,7 +46,7 @@ type oracleLaw struct {
 // oracleLawOf is the law of a class's service, and false when the oracle
 // cannot draw its remaining time exactly (Erlang, lognormal) or the mean is
 // not positive.
-func oracleLawOf(c ClassSpec) (oracleLaw, bool) {
+func oracleLawOf(c scenario.ClassSpec) (oracleLaw, bool) {
 	mean := c.MeanService.Seconds()
 	if !(mean > 0) {
 		return oracleLaw{}, false
@@ -208,7 +210,7 @@ type oracleWorkload struct {
 // makes the remaining wait independent of later arrivals; the bursty
 // arrivals of mt-throughput are left out all the same, since there the
 // scheduler's pace, not the quota, sets the wait.)
-func oracleEligible(q QueueSpec, servers int) (oracleLaw, bool) {
+func oracleEligible(q scenario.QueueSpec, servers int) (oracleLaw, bool) {
 	poisson := q.Arrivals.Process == "" || q.Arrivals.Process == "poisson"
 	if !poisson || q.Cohort != "" || len(q.Classes) != 1 || servers < 1 {
 		return oracleLaw{}, false
@@ -248,10 +250,10 @@ func (q *oracleQueue) prediction(key string, t, admittedAt time.Time, r *rand.Ra
 // (by queue name), from what the harness observed of its runs; each draws
 // from its own generator, seeded by the replica's seed and the queue's
 // index, so that a report built twice from the same runs is the same.
-func replicaOracles(spec *Spec, p Plan, runs []*workloadRun) map[string]*oracleQueue {
+func replicaOracles(spec *scenario.Spec, p scenario.Plan, runs []*workloadRun) map[string]*oracleQueue {
 	out := map[string]*oracleQueue{}
 	for qi, qp := range p.Queues {
-		i := slices.IndexFunc(spec.ClusterQueues, func(q QueueSpec) bool { return q.Name == qp.Name })
+		i := slices.IndexFunc(spec.ClusterQueues, func(q scenario.QueueSpec) bool { return q.Name == qp.Name })
 		if i < 0 || qp.KEff.Unbounded {
 			continue
 		}
@@ -260,7 +262,7 @@ func replicaOracles(spec *Spec, p Plan, runs []*workloadRun) map[string]*oracleQ
 			continue
 		}
 		out[qp.Name] = &oracleQueue{servers: qp.KEff.Servers, law: law,
-			rng: rand.New(rand.NewPCG(p.Seed, splitmix64(uint64(qi)<<1|1)^oracleStream))}
+			rng: rand.New(rand.NewPCG(p.Seed, scenario.SplitMix64(uint64(qi)<<1|1)^oracleStream))}
 	}
 	for _, run := range runs {
 		oq := out[run.arrival.Queue]

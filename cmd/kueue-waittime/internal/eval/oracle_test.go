@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 func TestErlangMedian(t *testing.T) {
@@ -130,30 +132,30 @@ func TestOracleMedianWait(t *testing.T) {
 
 func TestOracleLawOf(t *testing.T) {
 	cases := map[string]struct {
-		class  ClassSpec
+		class  scenario.ClassSpec
 		want   oracleLaw
 		wantOK bool
 	}{
 		"exponential by default": {
-			class: ClassSpec{MeanService: Duration{2 * time.Second}}, want: oracleLaw{Mean: 2}, wantOK: true,
+			class: scenario.ClassSpec{MeanService: scenario.Duration{Duration: 2 * time.Second}}, want: oracleLaw{Mean: 2}, wantOK: true,
 		},
 		"truncated exponential": {
-			class:  ClassSpec{MeanService: Duration{2 * time.Second}, Service: ServiceSpec{Distribution: "exponential", TruncateAt: 3}},
+			class:  scenario.ClassSpec{MeanService: scenario.Duration{Duration: 2 * time.Second}, Service: scenario.ServiceSpec{Distribution: "exponential", TruncateAt: 3}},
 			want:   oracleLaw{Mean: 2, Cap: 6},
 			wantOK: true,
 		},
 		"deterministic": {
-			class:  ClassSpec{MeanService: Duration{time.Second}, Service: ServiceSpec{Distribution: "deterministic"}},
+			class:  scenario.ClassSpec{MeanService: scenario.Duration{Duration: time.Second}, Service: scenario.ServiceSpec{Distribution: "deterministic"}},
 			want:   oracleLaw{Mean: 1, Deterministic: true},
 			wantOK: true,
 		},
 		"lognormal has no exact residual": {
-			class: ClassSpec{MeanService: Duration{time.Second}, Service: ServiceSpec{Distribution: "lognormal", CV: 2}},
+			class: scenario.ClassSpec{MeanService: scenario.Duration{Duration: time.Second}, Service: scenario.ServiceSpec{Distribution: "lognormal", CV: 2}},
 		},
 		"erlang has no exact residual": {
-			class: ClassSpec{MeanService: Duration{time.Second}, Service: ServiceSpec{Distribution: "erlang", Shape: 2}},
+			class: scenario.ClassSpec{MeanService: scenario.Duration{Duration: time.Second}, Service: scenario.ServiceSpec{Distribution: "erlang", Shape: 2}},
 		},
-		"zero mean": {class: ClassSpec{}},
+		"zero mean": {class: scenario.ClassSpec{}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -169,16 +171,16 @@ func TestOracleLawOf(t *testing.T) {
 }
 
 func TestOracleEligible(t *testing.T) {
-	class := ClassSpec{Name: "a", Share: 1, MeanService: Duration{time.Second}}
+	class := scenario.ClassSpec{Name: "a", Share: 1, MeanService: scenario.Duration{Duration: time.Second}}
 	cases := map[string]struct {
-		queue   QueueSpec
+		queue   scenario.QueueSpec
 		servers int
 		want    bool
 	}{
-		"one class, no cohort": {queue: QueueSpec{Classes: []ClassSpec{class}}, servers: 4, want: true},
-		"in a cohort":          {queue: QueueSpec{Cohort: "pool", Classes: []ClassSpec{class}}, servers: 4},
-		"two classes":          {queue: QueueSpec{Classes: []ClassSpec{class, class}}, servers: 4},
-		"no slot":              {queue: QueueSpec{Classes: []ClassSpec{class}}, servers: 0},
+		"one class, no cohort": {queue: scenario.QueueSpec{Classes: []scenario.ClassSpec{class}}, servers: 4, want: true},
+		"in a cohort":          {queue: scenario.QueueSpec{Cohort: "pool", Classes: []scenario.ClassSpec{class}}, servers: 4},
+		"two classes":          {queue: scenario.QueueSpec{Classes: []scenario.ClassSpec{class, class}}, servers: 4},
+		"no slot":              {queue: scenario.QueueSpec{Classes: []scenario.ClassSpec{class}}, servers: 0},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -259,7 +261,7 @@ func TestScoredCSVKeepsTheOracle(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	writeRun(t, dir, &Report{Spec: &Spec{Name: "step"}, Samples: samples})
+	writeRun(t, dir, &Report{Spec: &scenario.Spec{Name: "step"}, Samples: samples})
 	back, err := readScoredCSV(filepath.Join(dir, "step"+csvSuffix))
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +319,7 @@ func TestOracleCoversTheExactClusterQueuesOfTheScenarios(t *testing.T) {
 	}
 	got := map[string][]string{}
 	for _, f := range files {
-		s, err := LoadSpec(f)
+		s, err := scenario.LoadSpec(f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 // stepSamples are n scored workloads of one ClusterQueue, one first
@@ -87,7 +89,7 @@ func TestReplayCalibrationOnALoadStep(t *testing.T) {
 // refused.
 func TestWriteCalibrationReplayReadsBackTheCSV(t *testing.T) {
 	samples := stepSamples(200)
-	r := &Report{Spec: &Spec{Name: "step"}, Samples: samples}
+	r := &Report{Spec: &scenario.Spec{Name: "step"}, Samples: samples}
 	dir := t.TempDir()
 	writeRun(t, dir, r)
 	back, err := readScoredCSV(filepath.Join(dir, "step"+csvSuffix))

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
@@ -22,7 +23,7 @@ const batchesPerReplica = 5
 
 // Report is the result of a scenario.
 type Report struct {
-	Spec *Spec `json:"scenario"`
+	Spec *scenario.Spec `json:"scenario"`
 	// WallTime is how long the scenario ran.
 	WallTime string `json:"wallTime"`
 	// SchedulingCyclesPerSecond is the rate of Kueue's scheduling cycles
@@ -264,7 +265,7 @@ func interval(i accuracy.Interval) *[2]float64 {
 func ptr(v float64) *float64 { return &v }
 
 // buildReport joins what the replicas observed with the ledger's scores.
-func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Report {
+func buildReport(spec *scenario.Spec, replicas []*replicaRun, scores *ScoreRecorder) *Report {
 	r := &Report{Spec: spec}
 	levels := map[int]*levelAcc{}
 	for ri, rr := range replicas {
@@ -275,7 +276,7 @@ func buildReport(spec *Spec, replicas []*replicaRun, scores *ScoreRecorder) *Rep
 			levels[p.LevelIndex] = la
 		}
 		la.result.Seeds++
-		queuePlans := map[string]QueuePlan{}
+		queuePlans := map[string]scenario.QueuePlan{}
 		for _, q := range p.Queues {
 			queuePlans[q.Name] = q
 			g := la.queue(q)
@@ -427,7 +428,7 @@ type levelAcc struct {
 	replicaDiffs []float64
 }
 
-func (la *levelAcc) queue(q QueuePlan) *groupAcc {
+func (la *levelAcc) queue(q scenario.QueuePlan) *groupAcc {
 	g := la.queues[q.Name]
 	if g == nil {
 		g = &groupAcc{keff: q.KEff.Servers, bottleneck: q.KEff.Resource, meanService: q.MeanService}

@@ -18,6 +18,8 @@ import (
 
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 var reportT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -26,9 +28,9 @@ var reportT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 // whose workloads and ledger scores are made up, not run.
 func syntheticReport(t *testing.T) *Report {
 	t.Helper()
-	spec := SpecFromScenario(&Scenario{
+	spec := scenario.SpecFromScenario(&scenario.Scenario{
 		Name: "synthetic", Quota: map[string]string{"cpu": "2"}, Demand: map[string]string{"cpu": "500m"},
-		Levels: []float64{0.8}, JobsPerLevel: 10, MeanService: Duration{2 * time.Second},
+		Levels: []float64{0.8}, JobsPerLevel: 10, MeanService: scenario.Duration{Duration: 2 * time.Second},
 	})
 	rec := &ScoreRecorder{}
 	var replicas []*replicaRun
@@ -37,7 +39,7 @@ func syntheticReport(t *testing.T) *Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rr := &replicaRun{plan: plan, replica: Replica{Prefix: "p", Namespace: "ns"}, pendingSamples: map[string][]int{}}
+		rr := &replicaRun{plan: plan, replica: scenario.Replica{Prefix: "p", Namespace: "ns"}, pendingSamples: map[string][]int{}}
 		for i, a := range plan.Arrivals {
 			key := workload.NewReference("ns", a.Name+string(rune('a'+seed)))
 			created := reportT0.Add(time.Duration(a.Offset * float64(time.Second)))

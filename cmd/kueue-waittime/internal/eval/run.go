@@ -13,8 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +29,7 @@ import (
 	workloadpatching "sigs.k8s.io/kueue/pkg/workload/patching"
 
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
 // Harness runs scenarios against a control plane with the patched Kueue
@@ -72,7 +71,7 @@ type Harness struct {
 	// the control plane, for `kueue-waittime score` to read.
 	KeepObjects bool
 	// adjustPlan, when set, changes each plan before it runs.
-	adjustPlan func(*Plan)
+	adjustPlan func(*scenario.Plan)
 }
 
 // replicaP50Difference is |t₁ − t₂| / P50₁ for a workload both estimators
@@ -93,18 +92,9 @@ func replicaP50Difference(scheduling, replica *estimator.Results, cq kueue.Clust
 	return ta.Sub(tb).Abs().Seconds() / a.P50.Seconds(), true
 }
 
-// makeUnfeasible turns arrival i of a plan into one asking for demand,
-// which its ClusterQueue can never hold.
-func makeUnfeasible(p *Plan, i int, demand map[string]string) {
-	if i < 0 || i >= len(p.Arrivals) {
-		return
-	}
-	p.Arrivals[i].Unfeasible, p.Arrivals[i].Demand = true, demand
-}
-
 // workloadRun is what the harness observed of one arrival.
 type workloadRun struct {
-	arrival Arrival
+	arrival scenario.Arrival
 	key     workload.Reference
 	created time.Time
 	// admissions are the quota reservations seen; admitted is whether it
@@ -127,8 +117,8 @@ type workloadRun struct {
 
 // replicaRun is one (level, seed) replica's observations.
 type replicaRun struct {
-	plan    Plan
-	replica Replica
+	plan    scenario.Plan
+	replica scenario.Replica
 	runs    []*workloadRun
 	// pending samples, per queue, of the Quotable pending workloads.
 	pendingSamples map[string][]int
@@ -147,7 +137,7 @@ func (h *Harness) progressf(format string, args ...any) {
 
 // Run runs every level × seed replica of a scenario, Parallel at a time,
 // and scores them.
-func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
+func (h *Harness) Run(ctx context.Context, spec *scenario.Spec) (*Report, error) {
 	if h.PollInterval <= 0 {
 		h.PollInterval = 200 * time.Millisecond
 	}
@@ -164,7 +154,7 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 	start, attempts := time.Now(), admissionAttempts()
 	refreshesBefore := h.Scores.refreshCount()
 	parallel := cmp.Or(h.Parallel, spec.Parallel, len(plans))
-	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.Namespace, "arrivals", h.progressf, func(ctx context.Context, p Plan, rep Replica) (*replicaRun, error) {
+	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.Namespace, "arrivals", h.progressf, func(ctx context.Context, p scenario.Plan, rep scenario.Replica) (*replicaRun, error) {
 		return h.runReplica(ctx, spec, p, rep)
 	})
 	if err != nil {
@@ -183,8 +173,8 @@ func (h *Harness) Run(ctx context.Context, spec *Spec) (*Report, error) {
 // set, which the plans then share), and reports each one's start (its
 // arrivals counted as what) and end to progressf. It returns the results in
 // the order of plans, or the errors of all that failed.
-func runReplicas[R any](ctx context.Context, scenario string, plans []Plan, parallel int, namespace, what string,
-	progressf func(string, ...any), run func(context.Context, Plan, Replica) (R, error)) ([]R, error) {
+func runReplicas[R any](ctx context.Context, scenarioName string, plans []scenario.Plan, parallel int, namespace, what string,
+	progressf func(string, ...any), run func(context.Context, scenario.Plan, scenario.Replica) (R, error)) ([]R, error) {
 	results := make([]R, len(plans))
 	errs := make([]error, len(plans))
 	sem := make(chan struct{}, parallel)
@@ -193,12 +183,12 @@ func runReplicas[R any](ctx context.Context, scenario string, plans []Plan, para
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rep := Replica{Prefix: cmp.Or(namespace, fmt.Sprintf("%s-l%d-s%d", sanitize(scenario), p.LevelIndex, p.SeedIndex))}
+			rep := scenario.Replica{Prefix: cmp.Or(namespace, fmt.Sprintf("%s-l%d-s%d", sanitize(scenarioName), p.LevelIndex, p.SeedIndex))}
 			rep.Namespace = rep.Prefix
-			progressf("%s: level %.2f seed %d: %d %s over %.0fs", scenario, p.Level, p.SeedIndex, len(p.Arrivals), what, p.Span)
+			progressf("%s: level %.2f seed %d: %d %s over %.0fs", scenarioName, p.Level, p.SeedIndex, len(p.Arrivals), what, p.Span)
 			results[i], errs[i] = run(ctx, p, rep)
 			if errs[i] == nil {
-				progressf("%s: level %.2f seed %d done", scenario, p.Level, p.SeedIndex)
+				progressf("%s: level %.2f seed %d done", scenarioName, p.Level, p.SeedIndex)
 			}
 		})
 	}
@@ -212,8 +202,8 @@ func runReplicas[R any](ctx context.Context, scenario string, plans []Plan, para
 // replicaPlans draws the plan of every level × seed replica of a scenario,
 // each changed by adjust when it is set. A fixed namespace takes a single
 // replica.
-func replicaPlans(spec *Spec, adjust func(*Plan), namespace string) ([]Plan, error) {
-	var plans []Plan
+func replicaPlans(spec *scenario.Spec, adjust func(*scenario.Plan), namespace string) ([]scenario.Plan, error) {
+	var plans []scenario.Plan
 	for _, level := range spec.Levels {
 		for seed := range spec.NumSeeds() {
 			p, err := spec.Plan(level, seed)
@@ -253,7 +243,7 @@ func admissionAttempts() float64 {
 
 // createShared creates the cluster-scoped objects every replica shares:
 // ResourceFlavors and DeviceClasses.
-func (h *Harness) createShared(ctx context.Context, spec *Spec) error {
+func (h *Harness) createShared(ctx context.Context, spec *scenario.Spec) error {
 	for _, rf := range spec.BuildResourceFlavors() {
 		if err := client.IgnoreAlreadyExists(h.CP.Client.Create(ctx, rf)); err != nil {
 			return fmt.Errorf("creating ResourceFlavor %s: %w", rf.Name, err)
@@ -269,12 +259,12 @@ func (h *Harness) createShared(ctx context.Context, spec *Spec) error {
 
 // runReplica runs one replica in its own namespace with its own
 // ClusterQueues, cohorts and priority classes, and returns what it saw.
-func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Replica) (*replicaRun, error) {
+func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scenario.Plan, rep scenario.Replica) (*replicaRun, error) {
 	if err := rep.Validate(spec); err != nil {
 		return nil, err
 	}
 	cl := h.CP.Client
-	objects := spec.replicaObjects(rep)
+	objects := spec.ReplicaObjects(rep)
 	for _, o := range spec.BuildClaimTemplates(rep.Namespace) {
 		objects = append(objects, o)
 	}
@@ -389,7 +379,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			r.admitted = true
 			r.generation++
 			r.admissions = append(r.admissions, now)
-			if err := checkDRAUsage(wl, r.arrival.DRA); err != nil {
+			if err := scenario.CheckDRAUsage(wl, r.arrival.DRA); err != nil {
 				fail(err)
 			}
 			finishAfter(r, r.generation, client.ObjectKeyFromObject(wl))
@@ -478,7 +468,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *Spec, plan Plan, rep Rep
 			return nil, ctx.Err()
 		case <-time.After(time.Until(due)):
 		}
-		create := func(a Arrival) error {
+		create := func(a scenario.Arrival) error {
 			wl := spec.BuildWorkload(rep, a)
 			locked(func() { byName[a.Name].created = time.Now() })
 			if err := cl.Create(ctx, wl); err != nil {
@@ -628,57 +618,6 @@ func (h *Harness) liveTable(ctx context.Context, cq string, rr *replicaRun, mu *
 			renderLive(h.Live, cq, summary, rr.runs, time.Now())
 		}()
 	}
-}
-
-// draClaimName names the pod claim made from a ResourceClaimTemplate.
-const draClaimName = "devices"
-
-// claimTemplate asks for exactly Count devices of the DeviceClass.
-func claimTemplate(namespace string, d *DRASpec) *resourcev1.ResourceClaimTemplate {
-	return &resourcev1.ResourceClaimTemplate{
-		ObjectMeta: metav1.ObjectMeta{Name: ClaimTemplateName(d), Namespace: namespace},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
-			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
-				Name: "devices",
-				Exactly: &resourcev1.ExactDeviceRequest{
-					DeviceClassName: d.DeviceClass,
-					AllocationMode:  resourcev1.DeviceAllocationModeExactCount,
-					Count:           d.Count,
-				},
-			}}},
-		}},
-	}
-}
-
-// claimDevices gives the workload's pod template a claim from a
-// ResourceClaimTemplate, consumed by its container, as Kueue's job
-// integrations copy it from a Job's pod template.
-func claimDevices(wl *kueue.Workload) {
-	for i := range wl.Spec.PodSets {
-		spec := &wl.Spec.PodSets[i].Template.Spec
-		spec.ResourceClaims = append(spec.ResourceClaims, corev1.PodResourceClaim{Name: draClaimName, ResourceClaimTemplateName: new(draClaimName)})
-		for j := range spec.Containers {
-			spec.Containers[j].Resources.Claims = append(spec.Containers[j].Resources.Claims, corev1.ResourceClaim{Name: draClaimName})
-		}
-	}
-}
-
-// checkDRAUsage reports an admitted workload whose quota usage does not
-// hold the claimed devices as the mapped resource: the run would not be
-// measuring what the scenario says.
-func checkDRAUsage(wl *kueue.Workload, d *DRASpec) error {
-	if d == nil || wl.Status.Admission == nil {
-		return nil
-	}
-	var held int64
-	for _, psa := range wl.Status.Admission.PodSetAssignments {
-		q := psa.ResourceUsage[corev1.ResourceName(d.Resource)]
-		held += q.Value()
-	}
-	if held != d.Count {
-		return fmt.Errorf("workload %s was admitted holding %d %s, not the %d devices it claims through DRA", wl.Name, held, d.Resource, d.Count)
-	}
-	return nil
 }
 
 func sanitize(s string) string {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 	"github.com/kueue-waittime/kueue-waittime/pkg/accuracy"
 )
 
@@ -186,16 +187,16 @@ func rerunNames(reruns []rerun) string {
 	return strings.Join(names, ", ")
 }
 
-// reportSeed reads the base seed that the run of scenario in dir used from
-// its report (<scenario>.json, which eval --out writes beside the CSV).
-func reportSeed(dir, scenario string) (uint64, error) {
-	path := filepath.Join(dir, scenario+".json")
+// reportSeed reads the base seed that the run of scenarioName in dir used from
+// its report (<scenarioName>.json, which eval --out writes beside the CSV).
+func reportSeed(dir, scenarioName string) (uint64, error) {
+	path := filepath.Join(dir, scenarioName+".json")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("the seed of %s's run: %w", scenario, err)
+		return 0, fmt.Errorf("the seed of %s's run: %w", scenarioName, err)
 	}
 	var report struct {
-		Scenario *Spec `json:"scenario"`
+		Scenario *scenario.Spec `json:"scenario"`
 	}
 	if err := json.Unmarshal(data, &report); err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)

@@ -1,4 +1,4 @@
-package eval
+package scenario
 
 import (
 	"strings"
@@ -107,8 +107,8 @@ func TestCheckDRAUsage(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := errString(checkDRAUsage(tc.wl, tc.d)); got != tc.wantErr {
-				t.Errorf("checkDRAUsage = %q, want %q", got, tc.wantErr)
+			if got := errString(CheckDRAUsage(tc.wl, tc.d)); got != tc.wantErr {
+				t.Errorf("CheckDRAUsage = %q, want %q", got, tc.wantErr)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package eval
+package scenario
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ const (
 const (
 	// PriorMean (the default, also when Prior is empty) configures the
 	// estimator's prior as the classes' true mean service time
-	// (priorMeanService).
+	// (PriorMeanService).
 	PriorMean = "mean"
 	// PriorNone configures no prior, as on a cluster whose operator gives
 	// none: workloads of a bounded service law declare their maximum
@@ -884,11 +884,11 @@ func (s *Spec) DeviceClassMappings() []configapi.DeviceClassMapping {
 	return out
 }
 
-// priorMeanService is the mean service time an operator of the scenario's
+// PriorMeanService is the mean service time an operator of the scenario's
 // cluster would configure as the estimator's prior: the share-weighted mean
 // of every queue's classes, averaged over the queues; 0 (no prior) when the
 // scenario's prior is none.
-func (s *Spec) priorMeanService() time.Duration {
+func (s *Spec) PriorMeanService() time.Duration {
 	if s.Prior == PriorNone {
 		return 0
 	}

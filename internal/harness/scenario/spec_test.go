@@ -1,4 +1,4 @@
-package eval
+package scenario
 
 import (
 	"path/filepath"
@@ -448,8 +448,8 @@ func TestSpecPriorMeanServiceIsZeroWithoutPrior(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := validSpec()
 			s.Prior = tc.prior
-			if diff := cmp.Diff(tc.want, s.priorMeanService().Round(time.Millisecond)); diff != "" {
-				t.Errorf("priorMeanService (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, s.PriorMeanService().Round(time.Millisecond)); diff != "" {
+				t.Errorf("PriorMeanService (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -513,7 +513,7 @@ func TestLoadSpecFiles(t *testing.T) {
 			bursts:    true,
 		},
 	}
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "test", "eval", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "test", "eval", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

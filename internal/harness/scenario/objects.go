@@ -1,8 +1,9 @@
-package eval
+package scenario
 
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -92,10 +93,10 @@ func (s *Spec) BuildResourceFlavors() []*kueue.ResourceFlavor {
 	return out
 }
 
-// replicaObjects are what a replica creates before its first workload, in
+// ReplicaObjects are what a replica creates before its first workload, in
 // creation order: its namespace, the scenario's priority classes,
 // ClusterQueues and LocalQueues.
-func (s *Spec) replicaObjects(r Replica) []client.Object {
+func (s *Spec) ReplicaObjects(r Replica) []client.Object {
 	objects := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.Namespace}}}
 	for _, o := range s.BuildPriorityClasses(r) {
 		objects = append(objects, o)
@@ -259,4 +260,94 @@ func (s *Spec) BuildWorkload(r Replica, a Arrival) *kueue.Workload {
 		}
 	}
 	return wl
+}
+
+// draClaimName names the pod claim made from a ResourceClaimTemplate.
+const draClaimName = "devices"
+
+// claimTemplate asks for exactly Count devices of the DeviceClass.
+func claimTemplate(namespace string, d *DRASpec) *resourcev1.ResourceClaimTemplate {
+	return &resourcev1.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: ClaimTemplateName(d), Namespace: namespace},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
+			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+				Name: "devices",
+				Exactly: &resourcev1.ExactDeviceRequest{
+					DeviceClassName: d.DeviceClass,
+					AllocationMode:  resourcev1.DeviceAllocationModeExactCount,
+					Count:           d.Count,
+				},
+			}}},
+		}},
+	}
+}
+
+// claimDevices gives the workload's pod template a claim from a
+// ResourceClaimTemplate, consumed by its container, as Kueue's job
+// integrations copy it from a Job's pod template.
+func claimDevices(wl *kueue.Workload) {
+	for i := range wl.Spec.PodSets {
+		spec := &wl.Spec.PodSets[i].Template.Spec
+		spec.ResourceClaims = append(spec.ResourceClaims, corev1.PodResourceClaim{Name: draClaimName, ResourceClaimTemplateName: new(draClaimName)})
+		for j := range spec.Containers {
+			spec.Containers[j].Resources.Claims = append(spec.Containers[j].Resources.Claims, corev1.ResourceClaim{Name: draClaimName})
+		}
+	}
+}
+
+// CheckDRAUsage reports an admitted workload whose quota usage does not
+// hold the claimed devices as the mapped resource: the run would not be
+// measuring what the scenario says.
+func CheckDRAUsage(wl *kueue.Workload, d *DRASpec) error {
+	if d == nil || wl.Status.Admission == nil {
+		return nil
+	}
+	var held int64
+	for _, psa := range wl.Status.Admission.PodSetAssignments {
+		q := psa.ResourceUsage[corev1.ResourceName(d.Resource)]
+		held += q.Value()
+	}
+	if held != d.Count {
+		return fmt.Errorf("workload %s was admitted holding %d %s, not the %d devices it claims through DRA", wl.Name, held, d.Resource, d.Count)
+	}
+	return nil
+}
+
+// maxExecMarginSeconds is added to a class's longest service time in its
+// Jobs' maximum execution time: Kueue counts the time from admission, which
+// includes the pod's creation, binding and completion.
+const maxExecMarginSeconds = 5
+
+// serviceLimit is the longest service time a class's workloads can have
+// (the mean of a deterministic law, TruncateAt times the mean of a
+// truncated one), in seconds; false when unbounded.
+func (s *Spec) serviceLimit(queue, class string) (float64, bool) {
+	for _, q := range s.ClusterQueues {
+		if q.Name != queue {
+			continue
+		}
+		for _, c := range q.Classes {
+			if c.Name != class {
+				continue
+			}
+			switch {
+			case c.Service.Distribution == "deterministic":
+				return c.MeanService.Seconds(), true
+			case c.Service.TruncateAt > 0:
+				return c.Service.TruncateAt * c.MeanService.Seconds(), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// maxExecSeconds is the maximum execution time a class's workloads declare:
+// its serviceLimit rounded up to whole seconds plus maxExecMarginSeconds;
+// false when the class's service time is unbounded.
+func (s *Spec) maxExecSeconds(queue, class string) (int32, bool) {
+	limit, ok := s.serviceLimit(queue, class)
+	if !ok {
+		return 0, false
+	}
+	return int32(math.Ceil(limit)) + maxExecMarginSeconds, true
 }

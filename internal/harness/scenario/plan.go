@@ -1,4 +1,4 @@
-package eval
+package scenario
 
 import (
 	"cmp"
@@ -129,8 +129,8 @@ func (s *Spec) Plan(level float64, seedIndex int) (Plan, error) {
 			return Plan{}, err
 		}
 		p.Queues = append(p.Queues, qp)
-		arrivalRNG := rand.New(rand.NewPCG(p.Seed, splitmix64(uint64(qi)<<1)))
-		attrRNG := rand.New(rand.NewPCG(p.Seed, splitmix64(uint64(qi)<<1|1)))
+		arrivalRNG := rand.New(rand.NewPCG(p.Seed, SplitMix64(uint64(qi)<<1)))
+		attrRNG := rand.New(rand.NewPCG(p.Seed, SplitMix64(uint64(qi)<<1|1)))
 		// No queue has more than n of the first n merged arrivals.
 		for k, off := range (&Scenario{Arrivals: q.Arrivals}).arrivalOffsets(arrivalRNG, n, qp.Lambda) {
 			draws = append(draws, draw{queue: qi, seq: k, offset: off})
@@ -234,15 +234,24 @@ func classScenario(c *ClassSpec) *Scenario {
 // and seed indexes.
 func replicaSeed(base uint64, level, seed int) uint64 {
 	const golden = 0x9e3779b97f4a7c15
-	h := splitmix64(base)
-	h = splitmix64(h ^ (uint64(level)+1)*golden)
-	return splitmix64(h ^ (uint64(seed)+1)*golden*golden)
+	h := SplitMix64(base)
+	h = SplitMix64(h ^ (uint64(level)+1)*golden)
+	return SplitMix64(h ^ (uint64(seed)+1)*golden*golden)
 }
 
-// splitmix64 is the SplitMix64 finalizer, a bijective mixer of 64 bits.
-func splitmix64(x uint64) uint64 {
+// SplitMix64 is the SplitMix64 finalizer, a bijective mixer of 64 bits.
+func SplitMix64(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// MakeUnfeasible turns arrival i of a plan into one asking for demand,
+// which its ClusterQueue can never hold.
+func MakeUnfeasible(p *Plan, i int, demand map[string]string) {
+	if i < 0 || i >= len(p.Arrivals) {
+		return
+	}
+	p.Arrivals[i].Unfeasible, p.Arrivals[i].Demand = true, demand
 }

@@ -1,4 +1,4 @@
-package eval
+package scenario
 
 import (
 	"testing"
@@ -64,7 +64,7 @@ func TestBuildJobOfAnArrival(t *testing.T) {
 			spec.ClusterQueues[0].Classes = append(spec.ClusterQueues[0].Classes, ClassSpec{Name: "unbounded", Share: 1, MeanService: Duration{2 * time.Second}})
 			spec.ClusterQueues[1].Classes = append(spec.ClusterQueues[1].Classes, ClassSpec{Name: "bounded", Share: 1, MeanService: Duration{2500 * time.Millisecond},
 				Service: ServiceSpec{TruncateAt: 3}})
-			got, err := spec.buildJob(testReplica, tc.arrival)
+			got, err := spec.BuildJob(testReplica, tc.arrival)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error %v, want error: %t", err, tc.wantErr)
 			}

@@ -1,4 +1,4 @@
-package eval
+package scenario
 
 import (
 	"path/filepath"
@@ -185,7 +185,7 @@ func TestObjectsWorkloadDeclaresMaxExecutionTimeWithoutPrior(t *testing.T) {
 // scenario: each Workload goes to an existing LocalQueue and claims from an
 // existing ResourceClaimTemplate.
 func TestObjectsFromPlan(t *testing.T) {
-	s, err := LoadSpec(filepath.Join("..", "..", "..", "..", "test", "eval", "mt-dra-cohort.yaml"))
+	s, err := LoadSpec(filepath.Join("..", "..", "..", "test", "eval", "mt-dra-cohort.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
