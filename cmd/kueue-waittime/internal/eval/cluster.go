@@ -26,6 +26,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/cluster"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/report"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
@@ -236,11 +237,11 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 		defer mu.Unlock()
 		f()
 	}
-	runs := make([]*workloadRun, 0, len(plan.Arrivals))
-	byJob := make(map[string]*workloadRun, len(plan.Arrivals))
+	runs := make([]*report.WorkloadRun, 0, len(plan.Arrivals))
+	byJob := make(map[string]*report.WorkloadRun, len(plan.Arrivals))
 	remaining := 0
 	for _, a := range plan.Arrivals {
-		r := &workloadRun{arrival: a}
+		r := &report.WorkloadRun{Arrival: a}
 		runs = append(runs, r)
 		byJob[a.Name] = r
 		if !a.Unfeasible {
@@ -260,14 +261,14 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 	// holds mu.
 	observe := func(wl *kueue.Workload, now time.Time) {
 		r := byJob[jobOf(wl.OwnerReferences)]
-		if r == nil || r.finished {
+		if r == nil || r.Finished {
 			return
 		}
 		if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished); c != nil && c.Status == metav1.ConditionTrue {
 			if c.Reason != kueue.WorkloadFinishedReasonSucceeded {
-				fail(fmt.Errorf("Job %s/%s finished %s: %s", rep.Namespace, r.arrival.Name, c.Reason, c.Message))
+				fail(fmt.Errorf("Job %s/%s finished %s: %s", rep.Namespace, r.Arrival.Name, c.Reason, c.Message))
 			}
-			r.finished, r.admitted = true, false
+			r.Finished, r.Admitted = true, false
 			if remaining--; remaining == 0 {
 				close(done)
 			}
@@ -276,14 +277,14 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 		reserved := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 		switch {
 		case reserved != nil && reserved.Status == metav1.ConditionTrue:
-			if !r.admitted {
-				r.admitted = true
-				r.admissions = append(r.admissions, now)
+			if !r.Admitted {
+				r.Admitted = true
+				r.Admissions = append(r.Admissions, now)
 			}
 		default:
-			r.admitted = false
-			if reserved != nil && strings.Contains(reserved.Message, "Unfeasible") && r.reason == "" {
-				r.reason = reserved.Message
+			r.Admitted = false
+			if reserved != nil && strings.Contains(reserved.Message, "Unfeasible") && r.Reason == "" {
+				r.Reason = reserved.Message
 			}
 		}
 	}
@@ -324,14 +325,14 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 						if r == nil || est == nil {
 							continue
 						}
-						if r.label == "" {
-							r.label = string(est.Admissibility)
+						if r.Label == "" {
+							r.Label = string(est.Admissibility)
 						}
 						if est.P50WaitMilliseconds != nil {
-							r.estimated = true
+							r.Estimated = true
 						}
 						if est.Admissibility == visibility.AdmissibilityUnfeasible && est.Reason != "" {
-							r.reason = est.Reason
+							r.Reason = est.Reason
 						}
 					}
 					if qi == 0 && h.live != nil && (isTerminal(h.live) || now.Sub(lastDrawn) >= 5*time.Second) {
@@ -355,7 +356,7 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 		if err != nil {
 			return res, err
 		}
-		locked(func() { byJob[a.Name].created = time.Now() })
+		locked(func() { byJob[a.Name].Created = time.Now() })
 		if err := cl.Create(ctx, job); err != nil {
 			return res, fmt.Errorf("creating Job %s/%s: %w", rep.Namespace, a.Name, err)
 		}
@@ -373,8 +374,8 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 			defer mu.Unlock()
 			var stuck []string
 			for _, r := range runs {
-				if !r.arrival.Unfeasible && !r.finished && len(stuck) < 5 {
-					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.arrival.Name, len(r.admissions), r.admitted))
+				if !r.Arrival.Unfeasible && !r.Finished && len(stuck) < 5 {
+					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.Arrival.Name, len(r.Admissions), r.Admitted))
 				}
 			}
 			return res, fmt.Errorf("replica %s: %d Jobs still unfinished five minutes after the last arrival, e.g. %s (the cluster's logs are in %s)",
@@ -389,7 +390,7 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 		n := false
 		locked(func() {
 			for _, r := range runs {
-				n = n || r.arrival.Unfeasible && r.reason == ""
+				n = n || r.Arrival.Unfeasible && r.Reason == ""
 			}
 		})
 		return n
@@ -412,16 +413,16 @@ func (h *clusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 	}
 	var waits []float64
 	for _, r := range runs {
-		res.Admissions += len(r.admissions)
-		if r.estimated {
+		res.Admissions += len(r.Admissions)
+		if r.Estimated {
 			res.EstimatesSeen++
 		}
-		if r.arrival.Unfeasible {
-			res.Unfeasible = append(res.Unfeasible, UnfeasibleJob{Job: r.arrival.Name, Admissibility: r.label, Reason: r.reason})
+		if r.Arrival.Unfeasible {
+			res.Unfeasible = append(res.Unfeasible, UnfeasibleJob{Job: r.Arrival.Name, Admissibility: r.Label, Reason: r.Reason})
 			continue
 		}
-		if len(r.admissions) > 0 {
-			waits = append(waits, r.admissions[0].Sub(r.created).Seconds())
+		if len(r.Admissions) > 0 {
+			waits = append(waits, r.Admissions[0].Sub(r.Created).Seconds())
 		}
 	}
 	if len(waits) > 0 {

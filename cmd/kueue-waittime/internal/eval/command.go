@@ -31,6 +31,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/report"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
@@ -39,7 +40,7 @@ import (
 type kueueRun struct {
 	cp        *controlplane.ControlPlane
 	estimator *estimator.Estimator
-	scores    *ScoreRecorder
+	scores    *report.ScoreRecorder
 	// replica is the non-scheduling estimator, when started with one.
 	replica *estimator.Estimator
 	// metricsURL is the manager's /metrics, when it serves them.
@@ -91,7 +92,7 @@ func startKueue(ctx context.Context, refresh, prior, requeueBatch time.Duration,
 		}
 	}
 	quietKlog(cycles)
-	scores := &ScoreRecorder{}
+	scores := &report.ScoreRecorder{}
 	var reporter estimator.MetricsReporter = scores
 	if metricsAddress != "" {
 		reporter = reporters{scores, waittimemetrics.NewReporter(nil, nil)}
@@ -239,7 +240,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				if len(files) > 0 || summarize != "" {
 					return cli.FlagError("replay-calibration", "takes the results of an earlier run alone")
 				}
-				if err := WriteCalibrationReplay(cmd.OutOrStdout(), replay); err != nil {
+				if err := report.WriteCalibrationReplay(cmd.OutOrStdout(), replay); err != nil {
 					return cli.Usagef("%v", err)
 				}
 				return nil
@@ -251,7 +252,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				if cmd.Flags().Changed("seed") {
 					return cli.FlagError("seed", "goes with the scenario files of a run, not --summarize")
 				}
-				if err := WriteDirSummary(summarize); err != nil {
+				if err := report.WriteDirSummary(summarize); err != nil {
 					return cli.Usagef("%v", err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(summarize, "summary.md"))
@@ -309,7 +310,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 						return errors.Join(err, k.cp.Stop())
 					}
 				}
-				report, err := h.Run(ctx, spec)
+				result, err := h.Run(ctx, spec)
 				if prof != nil {
 					err = errors.Join(err, prof.stop())
 				}
@@ -319,17 +320,17 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				if err != nil {
 					return fmt.Errorf("%s: %w", spec.Name, err)
 				}
-				if err := report.WriteMarkdown(cmd.OutOrStdout()); err != nil {
+				if err := result.WriteMarkdown(cmd.OutOrStdout()); err != nil {
 					return err
 				}
 				fmt.Fprintln(cmd.OutOrStdout())
 				if outDir != "" {
-					if err := writeOutputs(outDir, report); err != nil {
+					if err := writeOutputs(outDir, result); err != nil {
 						return err
 					}
 				}
 				if cycles != nil {
-					if err := writeFiles(outDir, map[string]func(io.Writer) error{spec.Name + "-cycles.csv": cycles.writeCSV}); err != nil {
+					if err := report.WriteFiles(outDir, map[string]func(io.Writer) error{spec.Name + "-cycles.csv": cycles.writeCSV}); err != nil {
 						return err
 					}
 				}
@@ -367,22 +368,22 @@ func runClusterEval(ctx context.Context, cmd *cobra.Command, specs []*scenario.S
 			return fmt.Errorf("%s: %w", spec.Name, err)
 		}
 		h := &clusterHarness{cluster: c, metricsURL: manager.MetricsURL(), metricsToken: token, pollInterval: poll, progress: errOut}
-		report, err := h.run(ctx, spec)
+		result, err := h.run(ctx, spec)
 		if stopErr := c.Stop(); err == nil {
 			err = stopErr
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", spec.Name, err)
 		}
-		if err := report.WriteMarkdown(cmd.OutOrStdout()); err != nil {
+		if err := result.WriteMarkdown(cmd.OutOrStdout()); err != nil {
 			return err
 		}
 		if outDir == "" {
 			continue
 		}
-		if err := writeFiles(outDir, map[string]func(io.Writer) error{
-			spec.Name + "-cluster.md":   report.WriteMarkdown,
-			spec.Name + "-cluster.json": func(w io.Writer) error { return cli.WriteJSON(w, report) },
+		if err := report.WriteFiles(outDir, map[string]func(io.Writer) error{
+			spec.Name + "-cluster.md":   result.WriteMarkdown,
+			spec.Name + "-cluster.json": func(w io.Writer) error { return cli.WriteJSON(w, result) },
 		}); err != nil {
 			return err
 		}
@@ -425,35 +426,18 @@ func loadSpecs(files []string, seed *uint64) ([]*scenario.Spec, error) {
 	return specs, nil
 }
 
-func writeOutputs(dir string, r *Report) error {
+func writeOutputs(dir string, r *report.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := r.WritePlots(dir); err != nil {
 		return fmt.Errorf("plots: %w", err)
 	}
-	return writeFiles(dir, map[string]func(io.Writer) error{
+	return report.WriteFiles(dir, map[string]func(io.Writer) error{
 		r.Spec.Name + ".md":            r.WriteMarkdown,
 		r.Spec.Name + ".json":          r.WriteJSON,
 		r.Spec.Name + "-workloads.csv": r.WriteCSV,
 	})
-}
-
-// writeFiles creates dir and writes each named file of it with its writer.
-func writeFiles(dir string, files map[string]func(io.Writer) error) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for name, write := range files {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := errors.Join(write(f), f.Close()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // NewDemoCommand returns `kueue-waittime demo`, the README's main job.
@@ -584,7 +568,7 @@ func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Spec
 		cluster: c, metricsURL: manager.MetricsURL(), metricsToken: token,
 		pollInterval: 500 * time.Millisecond, live: cmd.OutOrStdout(), namespace: demoNamespace, adjustPlan: adjust,
 	}
-	report, err := h.run(ctx, spec)
+	result, err := h.run(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -592,7 +576,7 @@ func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Spec
 		return err
 	}
 	fmt.Fprintln(cmd.OutOrStdout())
-	if err := report.WriteSummary(cmd.OutOrStdout()); err != nil {
+	if err := result.WriteSummary(cmd.OutOrStdout()); err != nil {
 		return err
 	}
 	if summaryJSON != "" {
@@ -600,7 +584,7 @@ func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Spec
 		if err != nil {
 			return err
 		}
-		if err := errors.Join(cli.WriteJSON(f, report), f.Close()); err != nil {
+		if err := errors.Join(cli.WriteJSON(f, result), f.Close()); err != nil {
 			return err
 		}
 	}
@@ -642,7 +626,7 @@ func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Sp
 	h.PollInterval, h.Live, h.Namespace = 500*time.Millisecond, cmd.OutOrStdout(), demoNamespace
 	h.KeepObjects = hold
 	h.adjustPlan = adjust
-	report, err := h.Run(ctx, spec)
+	result, err := h.Run(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -650,7 +634,7 @@ func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Sp
 		return err
 	}
 	fmt.Fprintln(cmd.OutOrStdout())
-	if err := report.WriteSummary(cmd.OutOrStdout()); err != nil {
+	if err := result.WriteSummary(cmd.OutOrStdout()); err != nil {
 		return err
 	}
 	if hold {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload/finish"
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
+	harnessreport "github.com/kueue-waittime/kueue-waittime/internal/harness/report"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
@@ -166,7 +167,7 @@ func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *scenario.Sp
 	}
 	// The smoke ClusterQueue is an M/G/4 without a cohort: the oracle
 	// answers for every scored workload, never below zero.
-	if pr, ok := l.Predictors[string(predictorOracle)]; !ok || pr.N != l.Scored {
+	if pr, ok := l.Predictors[string(harnessreport.PredictorOracle)]; !ok || pr.N != l.Scored {
 		t.Errorf("oracle: %+v, want an answer for each of the %d scored", pr, l.Scored)
 	}
 	for _, s := range report.Samples {

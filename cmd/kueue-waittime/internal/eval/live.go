@@ -9,21 +9,23 @@ import (
 	"time"
 
 	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/report"
 )
 
 // renderLive redraws the terminal with the pending workloads as the
 // visibility API serves them, and the running and finished counts.
-func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSummary, runs []*workloadRun, now time.Time) {
+func renderLive(w io.Writer, cq string, summary *visibility.PendingWorkloadsSummary, runs []*report.WorkloadRun, now time.Time) {
 	created, running, finished := 0, 0, 0
 	for _, r := range runs {
-		if r.created.IsZero() {
+		if r.Created.IsZero() {
 			continue
 		}
 		created++
 		switch {
-		case r.finished:
+		case r.Finished:
 			finished++
-		case r.admitted:
+		case r.Admitted:
 			running++
 		}
 	}

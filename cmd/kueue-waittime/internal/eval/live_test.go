@@ -9,7 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/report"
 )
+
+// reportT0 is the start of the made-up runs (as the report package's tests
+// have it).
+var reportT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 // Into a log (not a terminal) the live view is one plain line, without
 // the escape codes that clear a screen.
@@ -19,7 +25,7 @@ func TestRenderLivePrintsPlainLinesIntoALog(t *testing.T) {
 		WaitTimeEstimate: &visibility.WaitTimeEstimate{P50WaitMilliseconds: &p50, P90WaitMilliseconds: &p90},
 	}}}
 	summary.Items[0].Name = "w0003"
-	runs := []*workloadRun{{created: reportT0, admitted: true}, {created: reportT0}, {}}
+	runs := []*report.WorkloadRun{{Created: reportT0, Admitted: true}, {Created: reportT0}, {}}
 	var out bytes.Buffer
 	renderLive(&out, "demo-eval", summary, runs, reportT0.Add(time.Minute))
 	want := "12:01:00 demo-eval: submitted 2/3, running 1, finished 0, pending 1; ETA P50/P90: w0003 1.5s/4s\n"

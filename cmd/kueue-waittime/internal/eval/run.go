@@ -29,6 +29,7 @@ import (
 	workloadpatching "sigs.k8s.io/kueue/pkg/workload/patching"
 
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/report"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
@@ -41,7 +42,7 @@ type Harness struct {
 	Estimator *estimator.Estimator
 	// Scores is the estimator's metrics reporter (startKueue installs it):
 	// the prediction ledger's scores are read from it.
-	Scores *ScoreRecorder
+	Scores *report.ScoreRecorder
 	// PollInterval is how often the estimator's published results are
 	// sampled for the admissibility labels and the pending counts.
 	PollInterval time.Duration
@@ -92,43 +93,6 @@ func replicaP50Difference(scheduling, replica *estimator.Results, cq kueue.Clust
 	return ta.Sub(tb).Abs().Seconds() / a.P50.Seconds(), true
 }
 
-// workloadRun is what the harness observed of one arrival.
-type workloadRun struct {
-	arrival scenario.Arrival
-	key     workload.Reference
-	created time.Time
-	// admissions are the quota reservations seen; admitted is whether it
-	// holds one now, and generation counts reservations and evictions so
-	// that a finish timer of an evicted reservation does nothing.
-	admissions []time.Time
-	admitted   bool
-	generation int
-	finished   bool
-	// finishedAt is when the harness finished it (zero: not yet).
-	finishedAt time.Time
-	// label is the admissibility the estimator first published for it.
-	label string
-	// On the cluster (clusterHarness): estimated says the visibility API
-	// served a wait (a P50) for it while it was pending, and reason is why
-	// it is Unfeasible, when it is.
-	estimated bool
-	reason    string
-}
-
-// replicaRun is one (level, seed) replica's observations.
-type replicaRun struct {
-	plan    scenario.Plan
-	replica scenario.Replica
-	runs    []*workloadRun
-	// pending samples, per queue, of the Quotable pending workloads.
-	pendingSamples map[string][]int
-	// replicaP50Diffs are, with Harness.Replica, the relative differences
-	// between the P50 admission times the two estimators published for the
-	// same pending workload, one per poll (see replicaP50Difference).
-	replicaP50Diffs []float64
-	start           time.Time
-}
-
 func (h *Harness) progressf(format string, args ...any) {
 	if h.Progress != nil {
 		fmt.Fprintf(h.Progress, format+"\n", args...)
@@ -137,7 +101,7 @@ func (h *Harness) progressf(format string, args ...any) {
 
 // Run runs every level × seed replica of a scenario, Parallel at a time,
 // and scores them.
-func (h *Harness) Run(ctx context.Context, spec *scenario.Spec) (*Report, error) {
+func (h *Harness) Run(ctx context.Context, spec *scenario.Spec) (*report.Report, error) {
 	if h.PollInterval <= 0 {
 		h.PollInterval = 200 * time.Millisecond
 	}
@@ -152,20 +116,20 @@ func (h *Harness) Run(ctx context.Context, spec *scenario.Spec) (*Report, error)
 		return nil, err
 	}
 	start, attempts := time.Now(), admissionAttempts()
-	refreshesBefore := h.Scores.refreshCount()
+	refreshesBefore := h.Scores.RefreshCount()
 	parallel := cmp.Or(h.Parallel, spec.Parallel, len(plans))
-	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.Namespace, "arrivals", h.progressf, func(ctx context.Context, p scenario.Plan, rep scenario.Replica) (*replicaRun, error) {
+	results, err := runReplicas(ctx, spec.Name, plans, parallel, h.Namespace, "arrivals", h.progressf, func(ctx context.Context, p scenario.Plan, rep scenario.Replica) (*report.ReplicaRun, error) {
 		return h.runReplica(ctx, spec, p, rep)
 	})
 	if err != nil {
 		return nil, err
 	}
-	report := buildReport(spec, results, h.Scores)
+	r := report.Build(spec, results, h.Scores)
 	wall := time.Since(start)
-	report.WallTime = wall.Round(time.Second).String()
-	report.SchedulingCyclesPerSecond = (admissionAttempts() - attempts) / wall.Seconds()
-	report.Refreshes = summarizeRefreshes(h.Scores.refreshesSince(refreshesBefore), h.RefreshBudget)
-	return report, nil
+	r.WallTime = wall.Round(time.Second).String()
+	r.SchedulingCyclesPerSecond = (admissionAttempts() - attempts) / wall.Seconds()
+	r.Refreshes = report.SummarizeRefreshes(h.Scores.RefreshesSince(refreshesBefore), h.RefreshBudget)
+	return r, nil
 }
 
 // runReplicas runs every plan's replica with run, at most parallel at once,
@@ -259,7 +223,7 @@ func (h *Harness) createShared(ctx context.Context, spec *scenario.Spec) error {
 
 // runReplica runs one replica in its own namespace with its own
 // ClusterQueues, cohorts and priority classes, and returns what it saw.
-func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scenario.Plan, rep scenario.Replica) (*replicaRun, error) {
+func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scenario.Plan, rep scenario.Replica) (*report.ReplicaRun, error) {
 	if err := rep.Validate(spec); err != nil {
 		return nil, err
 	}
@@ -284,12 +248,12 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 		}
 	}
 
-	rr := &replicaRun{plan: plan, replica: rep, pendingSamples: map[string][]int{}}
-	byName := make(map[string]*workloadRun, len(plan.Arrivals))
+	rr := &report.ReplicaRun{Plan: plan, Replica: rep, PendingSamples: map[string][]int{}}
+	byName := make(map[string]*report.WorkloadRun, len(plan.Arrivals))
 	remaining := 0
 	for _, a := range plan.Arrivals {
-		r := &workloadRun{arrival: a, key: workload.NewReference(rep.Namespace, a.Name)}
-		rr.runs = append(rr.runs, r)
+		r := &report.WorkloadRun{Arrival: a, Key: workload.NewReference(rep.Namespace, a.Name)}
+		rr.Runs = append(rr.Runs, r)
 		byName[a.Name] = r
 		if !a.Unfeasible {
 			remaining++
@@ -317,10 +281,10 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 		defer mu.Unlock()
 		f()
 	}
-	finishAfter := func(r *workloadRun, generation int, key client.ObjectKey) {
-		time.AfterFunc(time.Duration(r.arrival.Service*float64(time.Second)), func() {
+	finishAfter := func(r *report.WorkloadRun, generation int, key client.ObjectKey) {
+		time.AfterFunc(time.Duration(r.Arrival.Service*float64(time.Second)), func() {
 			var current bool
-			locked(func() { current = r.admitted && r.generation == generation })
+			locked(func() { current = r.Admitted && r.Generation == generation })
 			if !current {
 				return // evicted meanwhile: it restarts when admitted again
 			}
@@ -334,10 +298,10 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 			if !finished {
 				return // evicted meanwhile, as the watch will tell
 			}
-			if r.finished {
+			if r.Finished {
 				return
 			}
-			r.finished, r.finishedAt = true, time.Now()
+			r.Finished, r.FinishedAt = true, time.Now()
 			remaining--
 			if remaining == 0 {
 				close(done)
@@ -350,7 +314,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 		r := byName[wl.Name]
 		switch {
 		case r == nil:
-		case r.finished:
+		case r.Finished:
 			// Finished, yet seen unfinished: an eviction applied from a
 			// copy older than the finish (Kueue's scheduler and a job
 			// integration patch the status as the same field owner)
@@ -365,27 +329,27 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 		case reserved && evicted:
 			// Evicted (preempted): stop it and give its quota back, as
 			// a job integration does once the job's pods are gone.
-			if r.admitted {
-				r.admitted = false
-				r.generation++
+			if r.Admitted {
+				r.Admitted = false
+				r.Generation++
 			}
 			go func(key client.ObjectKey) {
 				if err := releaseEvicted(replicaCtx, cl, key); err != nil {
 					locked(func() { fail(fmt.Errorf("releasing evicted %s: %w", key, err)) })
 				}
 			}(client.ObjectKeyFromObject(wl))
-		case reserved == r.admitted:
+		case reserved == r.Admitted:
 		case reserved:
-			r.admitted = true
-			r.generation++
-			r.admissions = append(r.admissions, now)
-			if err := scenario.CheckDRAUsage(wl, r.arrival.DRA); err != nil {
+			r.Admitted = true
+			r.Generation++
+			r.Admissions = append(r.Admissions, now)
+			if err := scenario.CheckDRAUsage(wl, r.Arrival.DRA); err != nil {
 				fail(err)
 			}
-			finishAfter(r, r.generation, client.ObjectKeyFromObject(wl))
+			finishAfter(r, r.Generation, client.ObjectKeyFromObject(wl))
 		default:
-			r.admitted = false
-			r.generation++
+			r.Admitted = false
+			r.Generation++
 		}
 	}
 	// Admissions and evictions, seen on a watch of the namespace's
@@ -413,25 +377,25 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 	// replica's results (nil: none), how its P50s of the pending workloads
 	// differ; the caller holds mu.
 	sample := func(results, replica *estimator.Results) {
-		for _, r := range rr.runs {
-			if r.created.IsZero() {
+		for _, r := range rr.Runs {
+			if r.Created.IsZero() {
 				continue
 			}
-			cq := kueue.ClusterQueueReference(rr.replica.ClusterQueueName(r.arrival.Queue))
-			if r.label == "" {
-				if est, ok := results.WorkloadIn(cq, r.key); ok {
-					r.label = est.Admissibility.String()
+			cq := kueue.ClusterQueueReference(rr.Replica.ClusterQueueName(r.Arrival.Queue))
+			if r.Label == "" {
+				if est, ok := results.WorkloadIn(cq, r.Key); ok {
+					r.Label = est.Admissibility.String()
 				}
 			}
-			if replica != nil && !r.admitted && !r.finished {
-				if d, ok := replicaP50Difference(results, replica, cq, r.key); ok {
-					rr.replicaP50Diffs = append(rr.replicaP50Diffs, d)
+			if replica != nil && !r.Admitted && !r.Finished {
+				if d, ok := replicaP50Difference(results, replica, cq, r.Key); ok {
+					rr.ReplicaP50Diffs = append(rr.ReplicaP50Diffs, d)
 				}
 			}
 		}
 		for _, q := range plan.Queues {
 			if m, ok := results.Queue(kueue.ClusterQueueReference(rep.ClusterQueueName(q.Name))); ok {
-				rr.pendingSamples[q.Name] = append(rr.pendingSamples[q.Name], m.PendingWorkloads-m.UnfeasibleWorkloads)
+				rr.PendingSamples[q.Name] = append(rr.PendingSamples[q.Name], m.PendingWorkloads-m.UnfeasibleWorkloads)
 			}
 		}
 	}
@@ -458,11 +422,11 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 		go h.liveTable(replicaCtx, rep.ClusterQueueName(plan.Queues[0].Name), rr, &mu)
 	}
 
-	rr.start = time.Now()
+	rr.Start = time.Now()
 	for arrivals := plan.Arrivals; len(arrivals) > 0; {
 		burst := simultaneousArrivals(arrivals)
 		arrivals = arrivals[len(burst):]
-		due := rr.start.Add(time.Duration(burst[0].Offset * float64(time.Second)))
+		due := rr.Start.Add(time.Duration(burst[0].Offset * float64(time.Second)))
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -470,7 +434,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 		}
 		create := func(a scenario.Arrival) error {
 			wl := spec.BuildWorkload(rep, a)
-			locked(func() { byName[a.Name].created = time.Now() })
+			locked(func() { byName[a.Name].Created = time.Now() })
 			if err := cl.Create(ctx, wl); err != nil {
 				return fmt.Errorf("creating workload %s: %w", a.Name, err)
 			}
@@ -482,7 +446,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 	}
 	// The last arrival plus five minutes to drain: a replica whose
 	// workloads are still unfinished then is stuck, not slow.
-	timeout := time.Until(rr.start.Add(time.Duration(plan.Span*float64(time.Second)))) + 5*time.Minute
+	timeout := time.Until(rr.Start.Add(time.Duration(plan.Span*float64(time.Second)))) + 5*time.Minute
 	var waiting bool
 	locked(func() { waiting = remaining > 0 })
 	if waiting {
@@ -492,9 +456,9 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 			mu.Lock()
 			defer mu.Unlock()
 			var stuck []string
-			for _, r := range rr.runs {
-				if !r.arrival.Unfeasible && !r.finished && len(stuck) < 5 {
-					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.arrival.Name, len(r.admissions), r.admitted))
+			for _, r := range rr.Runs {
+				if !r.Arrival.Unfeasible && !r.Finished && len(stuck) < 5 {
+					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.Arrival.Name, len(r.Admissions), r.Admitted))
 				}
 			}
 			return nil, fmt.Errorf("replica %s: %d workloads still unfinished five minutes after the last arrival, e.g. %s", rep.Prefix, remaining, strings.Join(stuck, ", "))
@@ -590,7 +554,7 @@ func releaseEvicted(ctx context.Context, cl client.Client, key client.ObjectKey)
 
 // liveTable shows the pending workloads of a ClusterQueue as the
 // visibility API serves them until ctx is done (see renderLive).
-func (h *Harness) liveTable(ctx context.Context, cq string, rr *replicaRun, mu *sync.Mutex) {
+func (h *Harness) liveTable(ctx context.Context, cq string, rr *report.ReplicaRun, mu *sync.Mutex) {
 	vis, err := kueueclientset.NewForConfig(h.CP.Config)
 	if err != nil {
 		return
@@ -615,7 +579,7 @@ func (h *Harness) liveTable(ctx context.Context, cq string, rr *replicaRun, mu *
 		func() {
 			mu.Lock()
 			defer mu.Unlock()
-			renderLive(h.Live, cq, summary, rr.runs, time.Now())
+			renderLive(h.Live, cq, summary, rr.Runs, time.Now())
 		}()
 	}
 }
@@ -633,81 +597,5 @@ func sanitize(s string) string {
 	if len(out) > 30 {
 		out = out[:30]
 	}
-	return out
-}
-
-// ScoreRecorder is the estimator's metrics reporter in the evaluation: it
-// keeps the prediction ledger's scores by workload, the same scores the
-// manager's metrics are made from. Safe for concurrent use.
-type ScoreRecorder struct {
-	mu     sync.Mutex
-	scores map[workload.Reference][]estimator.Score
-	// refreshes are the durations of the estimator's refreshes, in order.
-	refreshes []time.Duration
-}
-
-var _ estimator.MetricsReporter = (*ScoreRecorder)(nil)
-
-// ReportQueueModel implements estimator.MetricsReporter; models are read
-// from the published results instead.
-func (*ScoreRecorder) ReportQueueModel(estimator.QueueModel) {}
-
-// ClearQueueModel implements estimator.MetricsReporter.
-func (*ScoreRecorder) ClearQueueModel(kueue.ClusterQueueReference) {}
-
-// ReportUnscored implements estimator.MetricsReporter; the harness counts
-// unscored admissions per workload itself.
-func (*ScoreRecorder) ReportUnscored(kueue.ClusterQueueReference, estimator.UnscoredReason) {}
-
-// ReportRefresh implements estimator.MetricsReporter: it keeps the
-// refresh's duration (the harness reads refresh times from the published
-// results).
-func (s *ScoreRecorder) ReportRefresh(r estimator.RefreshReport) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refreshes = append(s.refreshes, r.Duration)
-}
-
-// refreshCount is how many refreshes were reported so far; 0 on a nil
-// recorder.
-func (s *ScoreRecorder) refreshCount() int {
-	if s == nil {
-		return 0
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.refreshes)
-}
-
-// refreshesSince returns a copy of the durations of the refreshes reported
-// after the first n.
-func (s *ScoreRecorder) refreshesSince(n int) []time.Duration {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n >= len(s.refreshes) {
-		return nil
-	}
-	return slices.Clone(s.refreshes[n:])
-}
-
-// ReportScore keeps a score.
-func (s *ScoreRecorder) ReportScore(sc estimator.Score) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.scores == nil {
-		s.scores = make(map[workload.Reference][]estimator.Score)
-	}
-	s.scores[sc.Workload] = append(s.scores[sc.Workload], sc)
-}
-
-// take returns and forgets the scores of a workload, in admission order.
-func (s *ScoreRecorder) take(key workload.Reference) []estimator.Score {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.scores[key]
-	delete(s.scores, key)
 	return out
 }

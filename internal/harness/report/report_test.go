@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"bytes"
@@ -33,18 +33,18 @@ func syntheticReport(t *testing.T) *Report {
 		Levels: []float64{0.8}, JobsPerLevel: 10, MeanService: scenario.Duration{Duration: 2 * time.Second},
 	})
 	rec := &ScoreRecorder{}
-	var replicas []*replicaRun
+	var replicas []*ReplicaRun
 	for seed := range 2 {
 		plan, err := spec.Plan(0.8, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rr := &replicaRun{plan: plan, replica: scenario.Replica{Prefix: "p", Namespace: "ns"}, pendingSamples: map[string][]int{}}
+		rr := &ReplicaRun{Plan: plan, Replica: scenario.Replica{Prefix: "p", Namespace: "ns"}, PendingSamples: map[string][]int{}}
 		for i, a := range plan.Arrivals {
 			key := workload.NewReference("ns", a.Name+string(rune('a'+seed)))
 			created := reportT0.Add(time.Duration(a.Offset * float64(time.Second)))
-			run := &workloadRun{arrival: a, key: key, created: created, admissions: []time.Time{created.Add(3 * time.Second)}}
-			rr.runs = append(rr.runs, run)
+			run := &WorkloadRun{Arrival: a, Key: key, Created: created, Admissions: []time.Time{created.Add(3 * time.Second)}}
+			rr.Runs = append(rr.Runs, run)
 			if i%5 == 4 {
 				continue // admitted before any estimate
 			}
@@ -60,7 +60,7 @@ func syntheticReport(t *testing.T) *Report {
 		}
 		replicas = append(replicas, rr)
 	}
-	return buildReport(spec, replicas, rec)
+	return Build(spec, replicas, rec)
 }
 
 func TestBuildReportScoresEveryPredictorOnTheSameWorkloads(t *testing.T) {
@@ -144,7 +144,7 @@ func TestWriteDirSummaryReadsBackTheCSV(t *testing.T) {
 // as eval --out does (without the plots).
 func writeRun(t *testing.T, dir string, r *Report) {
 	t.Helper()
-	if err := writeFiles(dir, map[string]func(io.Writer) error{
+	if err := WriteFiles(dir, map[string]func(io.Writer) error{
 		r.Spec.Name + ".json":   r.WriteJSON,
 		r.Spec.Name + csvSuffix: r.WriteCSV,
 	}); err != nil {
@@ -201,7 +201,7 @@ func TestSummarizeRefreshes(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := summarizeRefreshes(tc.durations, tc.budget)
+			got := SummarizeRefreshes(tc.durations, tc.budget)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("summary (-want,+got):\n%s", diff)
 			}

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"cmp"
@@ -355,15 +355,15 @@ func writeRatios(w io.Writer, rows []ratioRow) {
 		minRatioTarget, minRatioScored, maxRatioEMA, maxRatioOracle)
 	fmt.Fprintln(w, "| scenario | level | ClusterQueue | target ρ | scored | forecast ÷ EMA | target | forecast ÷ oracle | target | forecast ÷ paper |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
-	counts := map[estimator.Predictor]map[string]int{estimator.PredictorEMA: {}, predictorOracle: {}}
+	counts := map[estimator.Predictor]map[string]int{estimator.PredictorEMA: {}, PredictorOracle: {}}
 	for _, r := range rows {
 		ema, emaOK := r.figures.ForecastMAERatio[string(estimator.PredictorEMA)]
-		oracle, oracleOK := r.figures.ForecastMAERatio[string(predictorOracle)]
+		oracle, oracleOK := r.figures.ForecastMAERatio[string(PredictorOracle)]
 		emaVerdict, oracleVerdict := ratioVerdict(ema, emaOK, maxRatioEMA), ratioVerdict(oracle, oracleOK, maxRatioOracle)
 		counts[estimator.PredictorEMA][emaVerdict]++
-		counts[predictorOracle][oracleVerdict]++
+		counts[PredictorOracle][oracleVerdict]++
 		fmt.Fprintf(w, "| %s | %.2f | %s | %.2f | %d | %s | %s | %s | %s | %s |\n", r.scenario, r.level, r.queue, r.target, r.figures.Scored,
-			r.figures.ratioCell(estimator.PredictorEMA), emaVerdict, r.figures.ratioCell(predictorOracle), oracleVerdict,
+			r.figures.ratioCell(estimator.PredictorEMA), emaVerdict, r.figures.ratioCell(PredictorOracle), oracleVerdict,
 			r.figures.ratioCell(estimator.PredictorPaper))
 	}
 	fmt.Fprintln(w)
@@ -371,7 +371,7 @@ func writeRatios(w io.Writer, rows []ratioRow) {
 		name  string
 		p     estimator.Predictor
 		bound float64
-	}{{"EMA", estimator.PredictorEMA, maxRatioEMA}, {"oracle", predictorOracle, maxRatioOracle}} {
+	}{{"EMA", estimator.PredictorEMA, maxRatioEMA}, {"oracle", PredictorOracle, maxRatioOracle}} {
 		c := counts[b.p]
 		if len(rows) == c["—"] {
 			continue // no row has this predictor

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"math"
@@ -250,7 +250,7 @@ func (q *oracleQueue) prediction(key string, t, admittedAt time.Time, r *rand.Ra
 // (by queue name), from what the harness observed of its runs; each draws
 // from its own generator, seeded by the replica's seed and the queue's
 // index, so that a report built twice from the same runs is the same.
-func replicaOracles(spec *scenario.Spec, p scenario.Plan, runs []*workloadRun) map[string]*oracleQueue {
+func replicaOracles(spec *scenario.Spec, p scenario.Plan, runs []*WorkloadRun) map[string]*oracleQueue {
 	out := map[string]*oracleQueue{}
 	for qi, qp := range p.Queues {
 		i := slices.IndexFunc(spec.ClusterQueues, func(q scenario.QueueSpec) bool { return q.Name == qp.Name })
@@ -265,13 +265,13 @@ func replicaOracles(spec *scenario.Spec, p scenario.Plan, runs []*workloadRun) m
 			rng: rand.New(rand.NewPCG(p.Seed, scenario.SplitMix64(uint64(qi)<<1|1)^oracleStream))}
 	}
 	for _, run := range runs {
-		oq := out[run.arrival.Queue]
-		if oq == nil || run.arrival.Unfeasible {
+		oq := out[run.Arrival.Queue]
+		if oq == nil || run.Arrival.Unfeasible {
 			continue
 		}
-		w := oracleWorkload{key: string(run.key), created: run.created, finished: run.finishedAt}
-		if len(run.admissions) > 0 {
-			w.admitted = run.admissions[0]
+		w := oracleWorkload{key: string(run.Key), created: run.Created, finished: run.FinishedAt}
+		if len(run.Admissions) > 0 {
+			w.admitted = run.Admissions[0]
 		}
 		oq.workloads = append(oq.workloads, w)
 	}

@@ -1,12 +1,15 @@
-package eval
+package report
 
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,10 +56,10 @@ type RefreshSummary struct {
 	OverBudget         *int    `json:"overBudget,omitempty"`
 }
 
-// summarizeRefreshes summarizes refresh durations against budget (the
+// SummarizeRefreshes summarizes refresh durations against budget (the
 // longest refresh that keeps the period; 0 when not known); nil without
 // any duration.
-func summarizeRefreshes(durations []time.Duration, budget time.Duration) *RefreshSummary {
+func SummarizeRefreshes(durations []time.Duration, budget time.Duration) *RefreshSummary {
 	if len(durations) == 0 {
 		return nil
 	}
@@ -239,16 +242,16 @@ type ScoredSample struct {
 	Replayable bool `json:"-"`
 }
 
-// predictorOracle names the oracle (oracle.go) among the predictors a
+// PredictorOracle names the oracle (oracle.go) among the predictors a
 // report scores: the harness computes it, the estimator does not publish it.
-const predictorOracle estimator.Predictor = "oracle"
+const PredictorOracle estimator.Predictor = "oracle"
 
 // reportPredictors are the predictors a report scores, the forecast first.
-var reportPredictors = append(estimator.Predictors[:len(estimator.Predictors):len(estimator.Predictors)], predictorOracle)
+var reportPredictors = append(estimator.Predictors[:len(estimator.Predictors):len(estimator.Predictors)], PredictorOracle)
 
 // prediction is the answer of p for this sample.
 func (s ScoredSample) prediction(p estimator.Predictor) estimator.Prediction {
-	if p == predictorOracle {
+	if p == PredictorOracle {
 		return s.Oracle
 	}
 	return s.Score.Prediction(p)
@@ -264,12 +267,12 @@ func interval(i accuracy.Interval) *[2]float64 {
 
 func ptr(v float64) *float64 { return &v }
 
-// buildReport joins what the replicas observed with the ledger's scores.
-func buildReport(spec *scenario.Spec, replicas []*replicaRun, scores *ScoreRecorder) *Report {
+// Build joins what the replicas observed with the ledger's scores.
+func Build(spec *scenario.Spec, replicas []*ReplicaRun, scores *ScoreRecorder) *Report {
 	r := &Report{Spec: spec}
 	levels := map[int]*levelAcc{}
 	for ri, rr := range replicas {
-		p := rr.plan
+		p := rr.Plan
 		la := levels[p.LevelIndex]
 		if la == nil {
 			la = &levelAcc{result: LevelResult{TargetUtilization: p.Level}, queues: map[string]*groupAcc{}, prios: map[string]*groupAcc{}}
@@ -282,20 +285,20 @@ func buildReport(spec *scenario.Spec, replicas []*replicaRun, scores *ScoreRecor
 			g := la.queue(q)
 			g.target = q.Rho
 		}
-		la.replicaDiffs = append(la.replicaDiffs, rr.replicaP50Diffs...)
+		la.replicaDiffs = append(la.replicaDiffs, rr.ReplicaP50Diffs...)
 		var replicaSamples []ScoredSample
-		oracles := replicaOracles(spec, p, rr.runs)
-		for _, run := range rr.runs {
-			a := run.arrival
+		oracles := replicaOracles(spec, p, rr.Runs)
+		for _, run := range rr.Runs {
+			a := run.Arrival
 			la.result.Workloads++
 			if a.Unfeasible {
 				la.result.Unfeasible++
-				if run.label == estimator.Unfeasible.String() {
+				if run.Label == estimator.Unfeasible.String() {
 					la.result.UnfeasibleLabelled++
 				}
 				continue
 			}
-			if run.label == estimator.Unfeasible.String() {
+			if run.Label == estimator.Unfeasible.String() {
 				la.result.QuotableMislabelled++
 			}
 			q := queuePlans[a.Queue]
@@ -303,20 +306,20 @@ func buildReport(spec *scenario.Spec, replicas []*replicaRun, scores *ScoreRecor
 			g.work += a.Service
 			la.work += a.Service
 			la.meanS = append(la.meanS, a.Service)
-			taken := scores.take(run.key)
+			taken := scores.take(run.Key)
 			if a.Warmup {
 				la.result.Warmup++
 				continue
 			}
 			pg := la.prio(a.PriorityClass)
-			before := max(len(run.admissions)-len(taken), 0)
+			before := max(len(run.Admissions)-len(taken), 0)
 			la.before += before
 			g.before += before
 			pg.before += before
 			g.feasible++
 			pg.feasible++
-			if len(run.admissions) > 0 {
-				w := run.admissions[0].Sub(run.created).Seconds()
+			if len(run.Admissions) > 0 {
+				w := run.Admissions[0].Sub(run.Created).Seconds()
 				la.waits = append(la.waits, w)
 				g.waits = append(g.waits, w)
 				pg.waits = append(pg.waits, w)
@@ -324,11 +327,11 @@ func buildReport(spec *scenario.Spec, replicas []*replicaRun, scores *ScoreRecor
 			for _, sc := range taken {
 				s := ScoredSample{
 					Level: p.Level, Seed: p.SeedIndex, Queue: a.Queue, Class: a.Class, PriorityClass: a.PriorityClass,
-					Workload: string(run.key), Score: sc, Replayable: true,
+					Workload: string(run.Key), Score: sc, Replayable: true,
 				}
 				if oq := oracles[a.Queue]; oq != nil {
-					if at, ok := admissionAfter(run.admissions, sc.EstimatedAt); ok {
-						s.Oracle = estimator.Prediction{Wait: oq.prediction(string(run.key), sc.EstimatedAt, at, oq.rng), OK: true}
+					if at, ok := admissionAfter(run.Admissions, sc.EstimatedAt); ok {
+						s.Oracle = estimator.Prediction{Wait: oq.prediction(string(run.Key), sc.EstimatedAt, at, oq.rng), OK: true}
 					}
 				}
 				replicaSamples = append(replicaSamples, s)
@@ -339,7 +342,7 @@ func buildReport(spec *scenario.Spec, replicas []*replicaRun, scores *ScoreRecor
 			span := max(p.Span, 1e-9)
 			g.servers += float64(q.KEff.Servers) * span
 			la.servers += float64(q.KEff.Servers) * span
-			g.pending = append(g.pending, meanInts(rr.pendingSamples[q.Name]))
+			g.pending = append(g.pending, meanInts(rr.PendingSamples[q.Name]))
 			g.lambda = append(g.lambda, float64(q.Arrivals)/span)
 		}
 		// Batches: contiguous in time within the replica.
@@ -624,7 +627,7 @@ func (f Figures) row() string {
 	return fmt.Sprintf("| %d / %d | %d | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
 		f.Scored, f.Feasible, f.AdmittedBeforeEstimate, f.ObservedMeanWait, f.ScoredMeanRemaining,
 		f.maeCell(estimator.PredictorForecast), f.maeCell(estimator.PredictorEMA), f.maeCell(estimator.PredictorPaper), f.maeCell(estimator.PredictorWhitt),
-		f.maeCell(predictorOracle), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper), f.ratioCell(predictorOracle),
+		f.maeCell(PredictorOracle), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper), f.ratioCell(PredictorOracle),
 		coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 }
 
@@ -739,6 +742,23 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(w, "Mean absolute error of the wait that remained from each workload's first estimate: forecast %s s, EMA %s s, paper's Erlang-C %s s, Whitt %s s. P50 coverage %s, P90 coverage %s.\n",
 			l.maeCell(estimator.PredictorForecast), l.maeCell(estimator.PredictorEMA), l.maeCell(estimator.PredictorPaper), l.maeCell(estimator.PredictorWhitt),
 			coverageCell(l.P50Coverage, l.P50CoverageCI95), coverageCell(l.P90Coverage, l.P90CoverageCI95))
+	}
+	return nil
+}
+
+// WriteFiles creates dir and writes each named file of it with its writer.
+func WriteFiles(dir string, files map[string]func(io.Writer) error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, write := range files {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(write(f), f.Close()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

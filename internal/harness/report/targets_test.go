@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"math"
@@ -162,7 +162,7 @@ func TestRatioRowsJudgeEachBusyClusterQueueAgainstItsBounds(t *testing.T) {
 	rows := ratioRows("s", samplesByLevel(samples), queues)
 	for _, r := range rows {
 		ema, emaOK := r.figures.ForecastMAERatio[string(estimator.PredictorEMA)]
-		oracle, oracleOK := r.figures.ForecastMAERatio[string(predictorOracle)]
+		oracle, oracleOK := r.figures.ForecastMAERatio[string(PredictorOracle)]
 		got = append(got, row{Queue: r.queue, EMA: ratioVerdict(ema, emaOK, maxRatioEMA), Oracle: ratioVerdict(oracle, oracleOK, maxRatioOracle)})
 	}
 	// busy: ÷ EMA 0.5, ÷ oracle 1 (errors that do not vary by batch:

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"math"
@@ -294,18 +294,18 @@ func TestFiguresScoreTheOracle(t *testing.T) {
 		}
 	}
 	f := figures(samples, nil, 0, 0)
-	got, ok := f.Predictors[string(predictorOracle)]
+	got, ok := f.Predictors[string(PredictorOracle)]
 	if !ok {
 		t.Fatalf("no oracle among the predictors: %v", f.Predictors)
 	}
 	if got.N != 30 || math.Abs(got.MAE-1) > 1e-9 {
 		t.Errorf("oracle scored on %d with MAE %v, want 30 and 1", got.N, got.MAE)
 	}
-	ratio, ok := f.ForecastMAERatio[string(predictorOracle)]
+	ratio, ok := f.ForecastMAERatio[string(PredictorOracle)]
 	if !ok || ratio.N != 30 {
 		t.Fatalf("forecast ÷ oracle = %+v, %v; want one on the 30 the oracle answered", ratio, ok)
 	}
-	if !strings.Contains(f.row(), f.maeCell(predictorOracle)) || !strings.Contains(f.row(), f.ratioCell(predictorOracle)) {
+	if !strings.Contains(f.row(), f.maeCell(PredictorOracle)) || !strings.Contains(f.row(), f.ratioCell(PredictorOracle)) {
 		t.Errorf("the row %q lacks the oracle's MAE or ratio", f.row())
 	}
 }
@@ -313,7 +313,7 @@ func TestFiguresScoreTheOracle(t *testing.T) {
 // The scenarios of test/eval whose ClusterQueues the oracle models: those
 // of one class without a cohort, with Poisson arrivals.
 func TestOracleCoversTheExactClusterQueuesOfTheScenarios(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "test", "eval", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "test", "eval", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"encoding/csv"
@@ -106,7 +106,7 @@ func writeSummary(w io.Writer, files []string, reruns []rerun, seeds map[string]
 			f := figures(levels[level], nil, 0, 0)
 			fmt.Fprintf(w, "| %s | %.2f | %d | %s | %s | %s | %s | %s | %s | %s |\n", name, level, f.Scored,
 				f.maeCell(estimator.PredictorForecast), f.ratioCell(estimator.PredictorEMA), f.ratioCell(estimator.PredictorPaper),
-				f.ratioCell(estimator.PredictorWhitt), f.ratioCell(predictorOracle), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
+				f.ratioCell(estimator.PredictorWhitt), f.ratioCell(PredictorOracle), coverageCell(f.P50Coverage, f.P50CoverageCI95), coverageCell(f.P90Coverage, f.P90CoverageCI95))
 		}
 		targets = append(targets, scenarioCoverageSlices(name, levels)...)
 		ratios = append(ratios, ratioRows(name, levels, queues[name])...)
