@@ -211,7 +211,7 @@ func ClaimTemplateName(d *DRASpec) string {
 
 // BuildClaimTemplates returns the ResourceClaimTemplates of a replica's namespace:
 // one per distinct device claim (see ClaimTemplateName), each asking for
-// exactly Count devices as run.go's claimTemplate does.
+// exactly Count devices as claimTemplate does.
 func (s *Spec) BuildClaimTemplates(namespace string) []*resourcev1.ResourceClaimTemplate {
 	var out []*resourcev1.ResourceClaimTemplate
 	for _, d := range s.draSpecs() {
@@ -227,7 +227,7 @@ func (s *Spec) BuildClaimTemplates(namespace string) []*resourcev1.ResourceClaim
 // spec.priority, as Kueue's job reconciler builds a job's Workload (it
 // resolves the value when it creates the Workload; a Workload created
 // directly must carry it); with DRA, a pod claim from the arrival's
-// ResourceClaimTemplate, as run.go's claimDevices gives it. When the
+// ResourceClaimTemplate, as claimDevices gives it. When the
 // scenario's prior is none, a workload of a class with a bounded service
 // time declares spec.maximumExecutionTimeSeconds as eval --cluster's Job
 // declares it (see maxExecSeconds); otherwise none, so that the scenarios

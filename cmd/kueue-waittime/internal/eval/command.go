@@ -32,6 +32,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/controlplane"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/report"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/runner"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 )
 
@@ -51,8 +52,8 @@ type kueueRun struct {
 }
 
 // harness returns a Harness on the run.
-func (k *kueueRun) harness() *Harness {
-	return &Harness{CP: k.cp, Estimator: k.estimator, Replica: k.replica, Scores: k.scores, RefreshBudget: k.refreshBudget}
+func (k *kueueRun) harness() *runner.Harness {
+	return &runner.Harness{CP: k.cp, Estimator: k.estimator, Replica: k.replica, Scores: k.scores, RefreshBudget: k.refreshBudget}
 }
 
 // scaledRefreshCPU is the refresh loop's CPU budget for a refresh period
@@ -363,11 +364,14 @@ func runClusterEval(ctx context.Context, cmd *cobra.Command, specs []*scenario.S
 	for _, spec := range specs {
 		errOut := cmd.ErrOrStderr()
 		fmt.Fprintf(errOut, "%s: ", spec.Name)
-		c, manager, token, err := startClusterKueue(ctx, filepath.Join(clusterDir, sanitize(spec.Name)), errOut)
+		c, manager, token, err := runner.StartClusterKueue(ctx, filepath.Join(clusterDir, runner.Sanitize(spec.Name)), errOut)
 		if err != nil {
 			return fmt.Errorf("%s: %w", spec.Name, err)
 		}
-		h := &clusterHarness{cluster: c, metricsURL: manager.MetricsURL(), metricsToken: token, pollInterval: poll, progress: errOut}
+		h := &clusterHarness{
+			ClusterHarness: runner.ClusterHarness{Cluster: c, PollInterval: poll, Progress: errOut},
+			metricsURL:     manager.MetricsURL(), metricsToken: token,
+		}
 		result, err := h.run(ctx, spec)
 		if stopErr := c.Stop(); err == nil {
 			err = stopErr
@@ -544,7 +548,7 @@ everything cleanly.`,
 // and the manager deployed from the manifests.
 func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Spec, adjust func(*scenario.Plan), dir, summaryJSON string, hold bool) error {
 	errOut := cmd.ErrOrStderr()
-	c, manager, token, err := startClusterKueue(ctx, dir, errOut)
+	c, manager, token, err := runner.StartClusterKueue(ctx, dir, errOut)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -565,8 +569,10 @@ func runClusterDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Spec
 	tryIt := clusterDemoCommands(kubeconfig, manager.MetricsURL(), tokenFile, manager.Log)
 	fmt.Fprint(errOut, tryIt)
 	h := &clusterHarness{
-		cluster: c, metricsURL: manager.MetricsURL(), metricsToken: token,
-		pollInterval: 500 * time.Millisecond, live: cmd.OutOrStdout(), namespace: demoNamespace, adjustPlan: adjust,
+		ClusterHarness: runner.ClusterHarness{
+			Cluster: c, PollInterval: 500 * time.Millisecond, Live: cmd.OutOrStdout(), Namespace: demoNamespace, AdjustPlan: adjust,
+		},
+		metricsURL: manager.MetricsURL(), metricsToken: token,
 	}
 	result, err := h.run(ctx, spec)
 	if err != nil {
@@ -625,7 +631,7 @@ func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Sp
 	h := k.harness()
 	h.PollInterval, h.Live, h.Namespace = 500*time.Millisecond, cmd.OutOrStdout(), demoNamespace
 	h.KeepObjects = hold
-	h.adjustPlan = adjust
+	h.AdjustPlan = adjust
 	result, err := h.Run(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/score"
 	harnessreport "github.com/kueue-waittime/kueue-waittime/internal/harness/report"
+	"github.com/kueue-waittime/kueue-waittime/internal/harness/runner"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
@@ -133,7 +134,7 @@ func checkCyclesRecorded(t *testing.T, r *cycleRecorder, spec *scenario.Spec) {
 
 // checkSmoke runs the smoke scenario (3 seeds of 60 workloads at ρ 0.85,
 // 10% unfeasible) and checks that the ledger scored what it must.
-func checkSmoke(ctx context.Context, t *testing.T, h *Harness, spec *scenario.Spec) {
+func checkSmoke(ctx context.Context, t *testing.T, h *runner.Harness, spec *scenario.Spec) {
 	report, err := h.Run(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +331,7 @@ func TestScaledRefreshCPUStretchesAtTheSameRefreshCost(t *testing.T) {
 // then Kueue's preemptor, from its cache's copy taken before the finish,
 // evicts it. Both patch the status as the same field owner, so the
 // eviction's apply (loose, from the older copy) removes the Finished
-// condition and the workload holds its quota again; finishAgain, which
+// condition and the workload holds its quota again; FinishAgain, which
 // observe calls when it sees a finished run unfinished, restores it.
 func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *testing.T, k *kueueRun, spec *scenario.Spec) {
 	cl := k.cp.Client
@@ -340,7 +341,7 @@ func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *tes
 			t.Fatal(err)
 		}
 	}
-	plans, err := replicaPlans(spec, nil, "")
+	plans, err := runner.ReplicaPlans(spec, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,8 +365,8 @@ func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *tes
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if finished, err := finishIfRunning(ctx, cl, key); err != nil || !finished {
-		t.Fatalf("finishIfRunning = %v, %v; want true", finished, err)
+	if finished, err := runner.FinishIfRunning(ctx, cl, key); err != nil || !finished {
+		t.Fatalf("FinishIfRunning = %v, %v; want true", finished, err)
 	}
 	err = workloadevict.Evict(ctx, cl, events.NewFakeRecorder(10), stale.DeepCopy(), kueue.WorkloadEvictedByPreemption,
 		"preempted by the test", "", clock.RealClock{}, false, nil, nil, workloadevict.WithLooseOnApply())
@@ -380,13 +381,13 @@ func checkFinishErasedByAStaleEvictionIsAppliedAgain(ctx context.Context, t *tes
 		t.Fatalf("after the stale eviction: finished %v, quota reserved %v; want the finish erased and the quota held (the race this replays)",
 			finish.IsFinished(&got), workload.HasQuotaReservation(&got))
 	}
-	if err := finishAgain(ctx, cl, key); err != nil {
+	if err := runner.FinishAgain(ctx, cl, key); err != nil {
 		t.Fatal(err)
 	}
 	if err := cl.Get(ctx, key, &got); err != nil {
 		t.Fatal(err)
 	}
 	if !finish.IsFinished(&got) {
-		t.Errorf("finishAgain left %s unfinished: %v", key, got.Status.Conditions)
+		t.Errorf("FinishAgain left %s unfinished: %v", key, got.Status.Conditions)
 	}
 }

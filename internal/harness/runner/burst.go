@@ -1,4 +1,4 @@
-package eval
+package runner
 
 import (
 	"golang.org/x/sync/errgroup"

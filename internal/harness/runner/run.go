@@ -1,4 +1,4 @@
-package eval
+package runner
 
 import (
 	"cmp"
@@ -40,7 +40,7 @@ type Harness struct {
 	// Estimator is the running Kueue's wait time estimator, whose
 	// published results are sampled.
 	Estimator *estimator.Estimator
-	// Scores is the estimator's metrics reporter (startKueue installs it):
+	// Scores is the estimator's metrics reporter (eval's startKueue installs it):
 	// the prediction ledger's scores are read from it.
 	Scores *report.ScoreRecorder
 	// PollInterval is how often the estimator's published results are
@@ -58,7 +58,7 @@ type Harness struct {
 	// else all of them).
 	Parallel int
 	// Replica, when set, is a second estimator run as a replica that does
-	// not schedule (startKueue with a replica): at every poll the P50s it
+	// not schedule (eval's startKueue with a replica): at every poll the P50s it
 	// published are compared with Estimator's.
 	Replica *estimator.Estimator
 	// RefreshBudget is the longest refresh that keeps the estimator's
@@ -71,8 +71,8 @@ type Harness struct {
 	// metrics of it, scores included: the demo keeps them while it holds
 	// the control plane, for `kueue-waittime score` to read.
 	KeepObjects bool
-	// adjustPlan, when set, changes each plan before it runs.
-	adjustPlan func(*scenario.Plan)
+	// AdjustPlan, when set, changes each plan before it runs.
+	AdjustPlan func(*scenario.Plan)
 }
 
 // replicaP50Difference is |t₁ − t₂| / P50₁ for a workload both estimators
@@ -108,7 +108,7 @@ func (h *Harness) Run(ctx context.Context, spec *scenario.Spec) (*report.Report,
 	if h.Scores == nil || h.Estimator == nil {
 		return nil, errors.New("eval: the harness has no estimator or score recorder (start Kueue with startKueue)")
 	}
-	plans, err := replicaPlans(spec, h.adjustPlan, h.Namespace)
+	plans, err := ReplicaPlans(spec, h.AdjustPlan, h.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func runReplicas[R any](ctx context.Context, scenarioName string, plans []scenar
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rep := scenario.Replica{Prefix: cmp.Or(namespace, fmt.Sprintf("%s-l%d-s%d", sanitize(scenarioName), p.LevelIndex, p.SeedIndex))}
+			rep := scenario.Replica{Prefix: cmp.Or(namespace, fmt.Sprintf("%s-l%d-s%d", Sanitize(scenarioName), p.LevelIndex, p.SeedIndex))}
 			rep.Namespace = rep.Prefix
 			progressf("%s: level %.2f seed %d: %d %s over %.0fs", scenarioName, p.Level, p.SeedIndex, len(p.Arrivals), what, p.Span)
 			results[i], errs[i] = run(ctx, p, rep)
@@ -163,10 +163,10 @@ func runReplicas[R any](ctx context.Context, scenarioName string, plans []scenar
 	return results, nil
 }
 
-// replicaPlans draws the plan of every level × seed replica of a scenario,
+// ReplicaPlans draws the plan of every level × seed replica of a scenario,
 // each changed by adjust when it is set. A fixed namespace takes a single
 // replica.
-func replicaPlans(spec *scenario.Spec, adjust func(*scenario.Plan), namespace string) ([]scenario.Plan, error) {
+func ReplicaPlans(spec *scenario.Spec, adjust func(*scenario.Plan), namespace string) ([]scenario.Plan, error) {
 	var plans []scenario.Plan
 	for _, level := range spec.Levels {
 		for seed := range spec.NumSeeds() {
@@ -288,7 +288,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 			if !current {
 				return // evicted meanwhile: it restarts when admitted again
 			}
-			finished, err := finishIfRunning(replicaCtx, cl, key)
+			finished, err := FinishIfRunning(replicaCtx, cl, key)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -322,7 +322,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 			// quota again. A job integration finishes it again, since
 			// its job is done; so does the harness.
 			go func(key client.ObjectKey) {
-				if err := finishAgain(replicaCtx, cl, key); err != nil {
+				if err := FinishAgain(replicaCtx, cl, key); err != nil {
 					locked(func() { fail(fmt.Errorf("finishing %s again: %w", key, err)) })
 				}
 			}(client.ObjectKeyFromObject(wl))
@@ -475,20 +475,20 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 	return rr, nil
 }
 
-// finishIfRunning marks a workload Finished, as a job integration does
+// FinishIfRunning marks a workload Finished, as a job integration does
 // when its job succeeds, unless it no longer holds its quota or was
 // evicted (then it is not running: false). Kueue writes the same object,
 // so a conflict is retried on a fresh copy.
-func finishIfRunning(ctx context.Context, cl client.Client, key client.ObjectKey) (bool, error) {
+func FinishIfRunning(ctx context.Context, cl client.Client, key client.ObjectKey) (bool, error) {
 	return finishIf(ctx, cl, key, func(wl *kueue.Workload) bool {
 		return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) &&
 			!apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
 	})
 }
 
-// finishAgain marks a workload the harness had finished Finished again
+// FinishAgain marks a workload the harness had finished Finished again
 // (see the caller), on a fresh copy, unless it is finished already.
-func finishAgain(ctx context.Context, cl client.Client, key client.ObjectKey) error {
+func FinishAgain(ctx context.Context, cl client.Client, key client.ObjectKey) error {
 	_, err := finishIf(ctx, cl, key, func(*kueue.Workload) bool { return true })
 	return err
 }
@@ -584,7 +584,10 @@ func (h *Harness) liveTable(ctx context.Context, cq string, rr *report.ReplicaRu
 	}
 }
 
-func sanitize(s string) string {
+// Sanitize turns s into a name Kubernetes accepts as a namespace or object
+// name prefix: lower-case letters and digits, every other rune a hyphen,
+// no hyphen at either end, at most 30 characters.
+func Sanitize(s string) string {
 	var b strings.Builder
 	for _, c := range strings.ToLower(s) {
 		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
