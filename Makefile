@@ -153,9 +153,12 @@ test-upstream-gate-off: $(WORKSPACE) envtest ## Kueue's scheduler integration su
 # The packages of cmd/ whose tests start control planes (envtest): run every
 # time (-count=1), since what they run lies outside Go's view of their inputs.
 CMD_CONTROLPLANE_PACKAGES := ./cmd/kueue-waittime/ ./cmd/kueue-waittime/internal/dispatched/ ./cmd/kueue-waittime/internal/eval/ ./cmd/kueue-waittime/internal/whatif/
-test-integration: $(WORKSPACE) envtest ## CLI tests, the docs' examples (test/docs), and the integration suites on envtest with the patched Kueue under the race detector.
+# The evaluation harness's scenario spec, runner and reports, whose tests
+# start no control plane: cached like the other packages of cmd/.
+HARNESS_PACKAGES := ./internal/harness/scenario/ ./internal/harness/runner/ ./internal/harness/report/
+test-integration: $(WORKSPACE) envtest ## CLI and evaluation-harness tests, the docs' examples (test/docs), and the integration suites on envtest with the patched Kueue under the race detector.
 	$(GO_PATCHED) vet ./cmd/... ./internal/... ./test/...
-	pkgs=$$($(GO_PATCHED) list ./cmd/... ./test/docs/... | grep -v -x $(foreach p,$(CMD_CONTROLPLANE_PACKAGES),-e 'github.com/kueue-waittime/kueue-waittime/$(patsubst ./%/,%,$(p))')) && $(GO_PATCHED) test $$pkgs
+	pkgs=$$($(GO_PATCHED) list ./cmd/... $(HARNESS_PACKAGES) ./test/docs/... | grep -v -x $(foreach p,$(CMD_CONTROLPLANE_PACKAGES),-e 'github.com/kueue-waittime/kueue-waittime/$(patsubst ./%/,%,$(p))')) && $(GO_PATCHED) test $$pkgs
 	PROJECT_DIR=$(KUEUE_DIR)/ $(GO_PATCHED) test -count=1 -timeout $(INTEGRATION_TIMEOUT) $(CMD_CONTROLPLANE_PACKAGES)
 	PROJECT_DIR=$(KUEUE_DIR)/ $(RACE) $(GO_PATCHED) test -race -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./internal/harness/controlplane/ ./test/dispatcheval/
 

@@ -20,8 +20,9 @@
 #   perf-score          Kueue's scheduler performance harness at 1/2 of its
 #                       baseline, the gate on and scraped, scored by
 #                       `kueue-waittime score`: enough forecasts, none of
-#                       hours. Inputs: the patches, cmd/kueue-waittime, the
-#                       harness script, go.mod.
+#                       hours. Inputs: the patches, cmd/kueue-waittime and
+#                       internal/harness (the binary it builds links the
+#                       evaluation harness), the harness script, go.mod.
 #
 # Usage: hack/slow-tier.sh [CHECK...]   (default: all three, in that order)
 set -euo pipefail
@@ -39,7 +40,7 @@ _inputs() {
   case "$1" in
     scheduler-gate-off) echo patches ;;
     e2e-faults) echo patches config cmd pkg internal/harness test/e2e test/eval/*.yaml hack/image.sh hack/manifests.sh hack/envtest.sh go.mod go.sum ;;
-    perf-score) echo patches cmd/kueue-waittime hack/perf-score.sh go.mod go.sum ;;
+    perf-score) echo patches cmd/kueue-waittime internal/harness hack/perf-score.sh go.mod go.sum ;;
     *) die "slow-tier: unknown check $1 (scheduler-gate-off, e2e-faults or perf-score)" ;;
   esac
 }
