@@ -17,6 +17,11 @@
 //   - the answer for a hypothetical workload on the same state
 //     ([Engine.WhatIf]).
 //
+// [Verdicts] holds why some pending workloads can never be placed, which
+// the scheduler's hook writes and a refresh reads without a lock, and
+// [UnplaceableIndex] turns them into each workload's Pending.Unplaceable
+// ([Reasons]).
+//
 // [Settings] are the estimator's plain settings (the refresh loop's
 // pacing, the statistics' and the forecast's), with their defaults
 // ([DefaultSettings]) and their validation.

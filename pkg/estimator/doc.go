@@ -44,7 +44,8 @@
 // and end feed the statistics, to [queuestats.Queues];
 // the set of changed ClusterQueues and the relisting of unpublished
 // arrivals to [published.Changes] and [published.Relist]; the settings,
-// their defaults and validation to [engine.Settings]; the index of unplaceable reasons to [engine.Reasons];
+// their defaults and validation to [engine.Settings]; the index of unplaceable reasons to [engine.Reasons] and the topology verdicts
+// behind it to [engine.Verdicts];
 // the interning of running workloads' usages to [capacity.Interner]; the
 // bound on holders of lent quota to [cohortview.HolderSet]; the refresh
 // loop's ticks and budget to [refreshschedule.Run]; the building of

@@ -104,9 +104,13 @@ type Estimator struct {
 	// bounded by the pending workloads whose LocalQueue is unknown.
 	parked map[workload.Reference]parkedArrival
 
-	// topology holds why TAS can never place some pending workloads; the
-	// scheduler's hook writes it without taking e.mu.
-	topology topologyVerdicts
+	// topology holds why TAS can never place some pending workloads
+	// (unplaceableByTopology); the scheduler's hook and the event handlers
+	// write it without taking e.mu, and a refresh reads it without a lock.
+	// Entries leave at admission and deletion, and when an attempt finds
+	// the workload placeable: bounded by the pending workloads that TAS
+	// cannot place.
+	topology engine.Verdicts[workload.Reference]
 
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
@@ -342,7 +346,7 @@ func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Inf
 // refresh: when Kueue's message says a topology did not fit, or when an
 // earlier attempt found it unplaceable (nodes may have come since).
 func (e *Estimator) checkTopology(msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (bool, string) {
-	verdicts := e.topology.load()
+	verdicts := e.topology.Load()
 	if len(verdicts) == 0 && !isAboutTopology(msg) {
 		// No verdict held, none to look up: no key to build.
 		return false, ""
@@ -352,7 +356,7 @@ func (e *Estimator) checkTopology(msg string, info *workload.Info, cqs *schdcach
 		return false, ""
 	}
 	why := unplaceableByTopology(info, cqs)
-	e.topology.set(key, why)
+	e.topology.Set(key, why)
 	if why != "" {
 		e.opts.log.V(3).Info("Topology can never place the workload", "workload", key, "clusterQueue", cqs.Name, "reason", why)
 	}
@@ -401,7 +405,7 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 		return
 	}
 	defer e.recoverPanic("ObserveAdmission")
-	e.topology.set(workload.Key(wl), "")
+	e.topology.Set(workload.Key(wl), "")
 	score, outcome := e.recordAdmissionUnderLock(wl, now)
 	e.dirty.Store(true)
 	e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
@@ -717,7 +721,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	defer scratch.drop()
 
 	classes := newDemandClasses()
-	unplaceable := unplaceableIndex{verdicts: e.topology.load()}
+	unplaceable := engine.UnplaceableIndex[workload.Reference]{Verdicts: e.topology.Load()}
 	examined := 0
 	// A ClusterQueue in a cohort is rolled alone, without its siblings'
 	// heads, which the scheduler takes in the same cycles and which may
@@ -728,7 +732,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		names[i] = nameOf(info.Obj)
 		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj),
-			Unplaceable: unplaceable.of(info.Obj)})
+			Unplaceable: unplaceableOf(&unplaceable, info.Obj)})
 		if examined < maxUntriedCandidates && !(inCohort && len(scratch.untried) > 0) && !refusedQuota(info.Obj) {
 			examined++
 			if fitsWithinNominal(cqs, info, scratch) {
@@ -764,7 +768,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 		queue.Running = append(queue.Running, r)
 	}
-	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.reasons.List
+	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.Reasons.List
 	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
 	if cohort.Reclaim != cohortview.NoReclaim && len(cohort.Holders) > 0 {
 		top := int32(math.MinInt32)

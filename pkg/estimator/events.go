@@ -124,7 +124,7 @@ func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 // counts add up.
 func (e *Estimator) onWorkloadDelete(wl *kueue.Workload) {
 	defer e.recoverPanic("onWorkloadDelete")
-	e.topology.set(workload.Key(wl), "")
+	e.topology.Set(workload.Key(wl), "")
 	queue, known := e.clusterQueueOf(wl)
 	if cq, dropped := e.forgetWorkload(workload.Key(wl), queue, known); dropped && e.opts.reporter != nil {
 		e.opts.reporter.ReportUnscored(cq, DeletedBeforeAdmission)
@@ -381,7 +381,7 @@ func (e *Estimator) markTried(key workload.Reference) {
 // only record, on the one that does the first of the two wins. Its time is
 // the event's, milliseconds after the write.
 func (e *Estimator) onAdmitted(wl *kueue.Workload) {
-	e.topology.set(workload.Key(wl), "")
+	e.topology.Set(workload.Key(wl), "")
 	now := e.opts.clock.Now()
 	var score Score
 	var outcome admissionOutcome

@@ -3,10 +3,7 @@ package estimator
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
@@ -151,63 +148,13 @@ func isAboutTopology(msg string) bool {
 	return strings.Contains(msg, "allows to fit only") || strings.Contains(msg, "allow to fit any of")
 }
 
-// topologyVerdicts holds, per pending workload, why Topology-Aware
-// Scheduling can never place it (unplaceableByTopology), as found when the
-// scheduler last tried it. The scheduler's hook and the event handlers
-// write it under mu, copying the map; a refresh reads the current map
-// without a lock, so the scheduler never waits for a refresh here. Entries
-// leave at admission and deletion, and when an attempt finds the workload
-// placeable: bounded by the pending workloads that TAS cannot place.
-type topologyVerdicts struct {
-	mu      sync.Mutex
-	current atomic.Pointer[map[workload.Reference]string]
-}
-
-// set records why key cannot be placed, or forgets it when why is "".
-func (v *topologyVerdicts) set(key workload.Reference, why string) {
-	if old := v.load(); old[key] == why {
-		return
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	old := v.load()
-	if old[key] == why {
-		return
-	}
-	next := make(map[workload.Reference]string, len(old)+1)
-	maps.Copy(next, old)
-	if why == "" {
-		delete(next, key)
-	} else {
-		next[key] = why
-	}
-	v.current.Store(&next)
-}
-
-// load returns the current verdicts, nil when there are none; the map is
-// never written after it is stored.
-func (v *topologyVerdicts) load() map[workload.Reference]string {
-	if m := v.current.Load(); m != nil {
-		return *m
-	}
-	return nil
-}
-
-// unplaceableIndex gives each pending workload of one refreshed
-// ClusterQueue its engine.Pending.Unplaceable: 0, or the 1-based index of
-// its topology verdict in reasons (see engine.Reasons).
-type unplaceableIndex struct {
-	verdicts map[workload.Reference]string
-	reasons  engine.Reasons
-}
-
-func (u *unplaceableIndex) of(wl *kueue.Workload) uint16 {
-	if len(u.verdicts) == 0 {
+// unplaceableOf is a pending workload's engine.Pending.Unplaceable from
+// the topology verdicts the refresh of its ClusterQueue loaded (see
+// engine.UnplaceableIndex); it builds the workload's key only when some
+// verdict is held.
+func unplaceableOf(u *engine.UnplaceableIndex[workload.Reference], wl *kueue.Workload) uint16 {
+	if !u.Any() {
 		return 0
 	}
-	why, ok := u.verdicts[workload.Key(wl)]
-	if !ok {
-		return 0
-	}
-	return u.reasons.Index(why)
+	return u.Of(workload.Key(wl))
 }

