@@ -413,47 +413,21 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 
 // recordAdmissionUnderLock is recordAdmission holding e.mu, released
 // however recordAdmission returns.
-func (e *Estimator) recordAdmissionUnderLock(wl *kueue.Workload, now time.Time) (Score, admissionOutcome) {
+func (e *Estimator) recordAdmissionUnderLock(wl *kueue.Workload, now time.Time) (Score, ledger.Outcome) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.recordAdmission(wl, now, seenByScheduler)
+	return e.recordAdmission(wl, now, false)
 }
-
-// admissionSighting says who reported an admission to recordAdmission.
-type admissionSighting uint8
-
-const (
-	// seenByScheduler: the scheduler's hook, called once its write of
-	// the admission returned (only the replica that schedules has it).
-	seenByScheduler admissionSighting = iota
-	// seenByInformer: the Workload informer's update that carries the quota
-	// reservation (every replica has it).
-	seenByInformer
-)
-
-// admissionOutcome is what recording an admission did.
-type admissionOutcome uint8
-
-const (
-	// admissionScored: the workload's ledger line was scored.
-	admissionScored admissionOutcome = iota
-	// admissionUnscored: it had no ledger line (no estimate was published
-	// for it).
-	admissionUnscored
-	// admissionAlreadyRecorded: this admission was recorded before (by the
-	// scheduler's call or the informer's update, whichever came first).
-	admissionAlreadyRecorded
-)
 
 // reportAdmission tells the metrics reporter how an admission was scored.
 // It takes no lock.
-func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score, outcome admissionOutcome) {
+func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score, outcome ledger.Outcome) {
 	switch outcome {
-	case admissionUnscored:
+	case ledger.Unscored:
 		if e.opts.reporter != nil {
 			e.opts.reporter.ReportUnscored(cq, AdmittedBeforeEstimate)
 		}
-	case admissionScored:
+	case ledger.Scored:
 		e.opts.log.V(3).Info("Wait time predictions scored at admission", "workload", score.Workload, "clusterQueue", cq,
 			"method", score.Method, "estimatedAt", score.EstimatedAt, "actual", score.Actual,
 			"forecast", score.Forecast.Wait, "ema", score.EMA.Wait, "paper", score.Paper.Wait)
@@ -463,44 +437,19 @@ func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score,
 	}
 }
 
-// recordAdmission updates the statistics for an admission and scores the
-// workload's ledger line, once per admission: the first sighting (the
-// scheduler's or the informer's, by) is recorded and scored. A later
-// sighting of a workload already recorded as admitted (and not finished
-// or preempted since) changes only the moment it counts as admitted from,
-// for the age of what runs and its service time: the informer's sighting,
-// which every replica has at about the same moment, replaces the
-// scheduler's earlier one: otherwise the scheduling replica would age its
-// running workloads from its write's return and the others from the watch
-// event that follows it, and their forecasts would differ by as much. The
+// recordAdmission records the admission of wl at now, seen by the
+// Workload informer's update if informer, else by the scheduler's hook,
+// and scores its ledger line, once per admission (see ledger.Admit). The
 // caller holds e.mu.
-func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, by admissionSighting) (Score, admissionOutcome) {
-	cq := wl.Status.Admission.ClusterQueue
-	key := workload.Key(wl)
-	if e.stats.Admit(key, cq, now, by == seenByInformer) {
-		return Score{}, admissionAlreadyRecorded
+func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, informer bool) (Score, ledger.Outcome) {
+	cq, key := wl.Status.Admission.ClusterQueue, workload.Key(wl)
+	score, outcome := ledger.Admit(&e.book, e.stats, admitted{Key: key, ClusterQueue: cq, Priority: priorityOf(wl),
+		Created: wl.CreationTimestamp.Time, QueuedSince: queuedSince(wl), At: now, Informer: informer})
+	if outcome != ledger.AlreadyRecorded {
+		delete(e.parked, key)
+		e.markChanged(cq)
 	}
-	since := queuedSince(wl)
-	p, _ := e.book.Pending.Get(nameFromReference(key))
-	if at, ok := p.ArrivedAt(wl.CreationTimestamp.Time); ok && at.After(since) {
-		since = at
-	}
-	e.book.Forget(key)
-	delete(e.parked, key)
-	e.markChanged(cq)
-	arrived, hasArrival := p.ArrivedAt(wl.CreationTimestamp.Time)
-	e.stats.ObserveAdmission(cq, queuestats.Admission{At: now, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
-		Untried: p.Untried(), Priority: priorityOf(wl)})
-	s := e.statsFor(cq)
-	score, ok := ledger.ScoreOf(p, key, cq, priorityOf(wl), since, now)
-	if !ok {
-		return score, admissionUnscored
-	}
-	s.ObserveCoverage(now, score.P50.OK, score.Actual <= score.P50.Wait, score.P90.OK, score.Actual <= score.P90.Wait)
-	if score.Forecast.OK {
-		e.shared.ObserveCalibration(s, now, p.Stamp.Calibration, priorityOf(wl), float64(p.P50), float64(p.P90), score.Actual.Seconds())
-	}
-	return score, admissionScored
+	return score, outcome
 }
 
 // Start runs the refresh loop until ctx is done: every refresh period, if

@@ -384,12 +384,12 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	e.topology.Set(workload.Key(wl), "")
 	now := e.opts.clock.Now()
 	var score Score
-	var outcome admissionOutcome
+	var outcome ledger.Outcome
 	// The demand shape counts here, once per admission on every replica,
 	// not in the scheduler's hook.
 	shapeKey, demand, hasShape := admittedDemand(wl.Status.Admission)
 	if e.applyOrDefer(earlyEvent{Key: workload.Key(wl), ClusterQueue: wl.Status.Admission.ClusterQueue, Kind: earlyevents.Admission, Apply: func() {
-		score, outcome = e.recordAdmission(wl, now, seenByInformer)
+		score, outcome = e.recordAdmission(wl, now, true)
 		if hasShape {
 			e.statsFor(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, priorityOf(wl), shapeKey, demand)
 		}

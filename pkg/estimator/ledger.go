@@ -19,7 +19,7 @@ type (
 	// admission (see [ledger.Score]).
 	Score = ledger.Score[workload.Reference, kueue.ClusterQueueReference]
 
-	ledgerStamp     = ledger.Stamp[kueue.ClusterQueueReference]
+	admitted        = ledger.Admitted[workload.Reference, kueue.ClusterQueueReference]
 	trackedWorkload = ledger.Line[kueue.ClusterQueueReference]
 )
 

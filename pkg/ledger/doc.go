@@ -5,7 +5,10 @@
 // state; at the workload's admission, [ScoreOf] judges every [Predictor]
 // against the wait that remained from that moment, the moment a submitter
 // first saw an answer. A [Book] holds the pending workloads' lines, and a refresh's
-// [Writer] gives each its first estimate.
+// [Writer] gives each its first estimate. [Admit] records an admission
+// once, whoever saw it first: it feeds the statistics ([queuestats]) and
+// scores the workload's line, whose score feeds the ClusterQueue's
+// coverage and calibration.
 //
 // It imports nothing of Kueue or Kubernetes: the caller names workloads
 // and ClusterQueues with its own string types.
