@@ -20,7 +20,9 @@
 // [Verdicts] holds why some pending workloads can never be placed, which
 // the scheduler's hook writes and a refresh reads without a lock, and
 // [UnplaceableIndex] turns them into each workload's Pending.Unplaceable
-// ([Reasons]).
+// ([Reasons]). A [Scratch] holds what a caller builds per pending workload
+// to roll a Queue, reused between rolls, with the untried [Candidate]s,
+// of which a refresh examines at most [MaxUntriedCandidates].
 //
 // [Settings] are the estimator's plain settings (the refresh loop's
 // pacing, the statistics' and the forecast's), with their defaults

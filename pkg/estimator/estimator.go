@@ -666,32 +666,28 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	defer e.recoverPanic("refreshQueue")
 	pending := e.queues.PendingWorkloadsInfo(cqs.Name)
 	out.Reserve(len(pending))
-	names, pendingIn := scratch.take(len(pending))
+	names, pendingIn := scratch.Take(len(pending))
 	defer scratch.drop()
 
 	classes := newDemandClasses()
 	unplaceable := engine.UnplaceableIndex[workload.Reference]{Verdicts: e.topology.Load()}
 	examined := 0
-	// A ClusterQueue in a cohort is rolled alone, without its siblings'
-	// heads, which the scheduler takes in the same cycles and which may
-	// take what a burst's later workloads would fit in: only its first
-	// candidate may be timed as a first attempt.
 	inCohort := cqs.HasParent()
 	for i, info := range pending {
 		names[i] = nameOf(info.Obj)
 		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj),
 			Unplaceable: unplaceableOf(&unplaceable, info.Obj)})
-		if examined < maxUntriedCandidates && !(inCohort && len(scratch.untried) > 0) && !refusedQuota(info.Obj) {
+		if scratch.Examines(examined, inCohort) && !refusedQuota(info.Obj) {
 			examined++
 			if fitsWithinNominal(cqs, info, scratch) {
-				scratch.untried = append(scratch.untried, untriedCandidate{index: i, created: info.Obj.CreationTimestamp.Time})
+				scratch.Untried = append(scratch.Untried, engine.Candidate{Index: i, Created: info.Obj.CreationTimestamp.Time})
 			}
 		}
 	}
-	in := e.queueInputs(now, cqs, names, scratch.untried, writer)
-	for _, c := range scratch.untried {
-		pendingIn[c.index].Untried, pendingIn[c.index].WaitedSeconds = c.untried, c.waited
+	in := e.queueInputs(now, cqs, names, scratch.Untried, writer)
+	for _, c := range scratch.Untried {
+		pendingIn[c.Index].Untried, pendingIn[c.Index].WaitedSeconds = c.Untried, c.Waited
 	}
 	view := in.view
 	cohort := cohortViewOf(cqs, in.spec, now)
@@ -767,18 +763,10 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 }
 
-// refreshScratch holds what refreshQueue builds per pending workload and
-// drops after the roll, reused from one ClusterQueue and one refresh to the
-// next (at 10⁵ pending workloads, 6.4 MB a refresh whose allocation would
-// pace the garbage collector).
+// refreshScratch is the engine.Scratch of refreshQueue, with what
+// converting Kueue's workloads needs beside it.
 type refreshScratch struct {
-	names   []workloadName
-	pending []engine.Pending
-	// n is what the last take returned room for.
-	n int
-	// untried are the candidates of the ClusterQueue being refreshed (see
-	// untriedCandidate).
-	untried []untriedCandidate
+	engine.Scratch[workloadName]
 	// demand is fitsWithinNominal's sum of a workload's requests, and
 	// addDemand adds one request to it: bound once, so that passing it to
 	// Requests.ForEach does not allocate a closure per pod set.
@@ -804,8 +792,8 @@ func (s *refreshScratch) runningUsages() *runningUsages {
 // (unlimited nominal quota always has room). A resource that no group
 // covers fails it.
 //
-// Only such a workload is timed by a first attempt (see
-// engine.Pending.Untried): one that fits now by borrowing competes for
+// Only such a workload is an untried candidate (see engine.Candidate),
+// timed by a first attempt: one that fits now by borrowing competes for
 // the cohort's quota with the other ClusterQueues' heads and with the
 // lenders' reclaims, and measured on mt-dra-cohort and mt-cohort-busy its
 // first-attempt forecasts fell short of the wait (README "Lenders in
@@ -857,51 +845,14 @@ func fitsWithinNominal(cqs *schdcache.ClusterQueueSnapshot, info *workload.Info,
 	return covered == len(demand)
 }
 
-// untriedCandidate is a pending workload, at index in the pending list,
-// whose object shows no refusal of quota (see refusedQuota) and which its
-// ClusterQueue could admit now without borrowing (see fitsWithinNominal):
-// the refresh
-// asks the estimator whether it is untried (see ledger.TriedBit) and, if so, how
-// long it has waited (see engine.Pending.Untried).
-type untriedCandidate struct {
-	index   int
-	created time.Time
-	waited  float32
-	untried bool
-}
-
-// maxUntriedCandidates bounds the pending workloads of one ClusterQueue a
-// refresh examines as untried candidates (the first in queue order whose
-// objects show no refusal of quota), so that the check of their quota and
-// their lookups under e.mu take microseconds whatever the queue's length.
-// The roll times by a first attempt only the workloads it admits before it
-// passes over any pending one (see engine.Pending.Untried): the head, and
-// the workloads of a burst that all fit, one per cycle, which the
-// scheduler's cycles reach within seconds of their arrival. A workload
-// beyond the bound counts as tried. In a ClusterQueue with a cohort only
-// the first candidate that fits is one (see refreshQueue).
-const maxUntriedCandidates = 64
-
 // refreshScratches recycles refreshScratch values between refreshes (a
 // refresh takes one for all its ClusterQueues).
 var refreshScratches = sync.Pool{New: func() any { return new(refreshScratch) }}
 
-// take returns n names to fill and an empty slice of room for n pending
-// workloads.
-func (s *refreshScratch) take(n int) ([]workloadName, []engine.Pending) {
-	s.names = slices.Grow(s.names[:0], n)[:n]
-	s.pending = slices.Grow(s.pending[:0], n)
-	s.n = n
-	return s.names, s.pending
-}
-
-// drop clears what the last take returned, so that the scratch keeps no
-// workload's name alive.
+// drop drops what the last take returned (see engine.Scratch.Drop) and
+// the running workloads' usages handed out.
 func (s *refreshScratch) drop() {
-	clear(s.names[:s.n])
-	clear(s.pending[:s.n])
-	s.n = 0
-	s.untried = s.untried[:0]
+	s.Scratch.Drop()
 	if s.usages != nil {
 		s.usages.reset()
 	}
@@ -935,24 +886,14 @@ func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources 
 }
 
 // queueInputs copies, under e.mu, what the refresh of cqs needs of the
-// estimator's state; for each of the untried candidates (names are the
-// pending workloads' names) it sets whether the workload is untried and,
-// if so, how long it has waited at now. It hands ledger the workloads
-// registered without a ledger line since it last took them (see
-// ledger.Writer).
-func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []untriedCandidate, writer *ledgerWriter) queueInputs {
+// estimator's state; it marks which of the untried candidates are (see
+// ledger.Book.MarkUntried; names are the pending workloads' names). It
+// hands ledger the workloads registered without a ledger line since it
+// last took them (see ledger.Writer).
+func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []engine.Candidate, writer *ledgerWriter) queueInputs {
 	defer e.lockForRefresh().Unlock()
 	writer.TakeUnledgered()
-	for i := range untried {
-		c := &untried[i]
-		p, ok := e.book.Pending.Get(names[c.index])
-		if !ok || !p.Untried() {
-			continue
-		}
-		if at, ok := p.ArrivedAt(c.created); ok {
-			c.untried, c.waited = true, float32(max(now.Sub(at).Seconds(), 0))
-		}
-	}
+	e.book.MarkUntried(names, untried, now)
 	in := queueInputs{admitted: make(map[workload.Reference]time.Time, len(cqs.Workloads))}
 	for key := range cqs.Workloads {
 		if at, ok := e.stats.AdmittedAt[key]; ok {

@@ -14,6 +14,7 @@ import (
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 )
 
@@ -302,16 +303,16 @@ func TestFitsWithinNominal(t *testing.T) {
 // TestRefreshExaminesBoundedUntriedCandidates: behind n pending 1-CPU
 // workloads that do not fit the 0.5 CPU left, a 500m workload fits now and
 // is admitted at the roll's first opportunity. A refresh examines only the
-// first maxUntriedCandidates pending workloads as untried candidates: it
-// is timed by its first attempt behind maxUntriedCandidates−1 of them, and
-// as any admission behind maxUntriedCandidates.
+// first engine.MaxUntriedCandidates pending workloads as untried candidates: it
+// is timed by its first attempt behind engine.MaxUntriedCandidates−1 of them, and
+// as any admission behind engine.MaxUntriedCandidates.
 func TestRefreshExaminesBoundedUntriedCandidates(t *testing.T) {
 	cases := map[string]struct {
 		ahead int
 		want  time.Duration
 	}{
-		"within the bound": {ahead: maxUntriedCandidates - 1, want: 200 * time.Millisecond},
-		"beyond the bound": {ahead: maxUntriedCandidates, want: 5 * time.Second},
+		"within the bound": {ahead: engine.MaxUntriedCandidates - 1, want: 200 * time.Millisecond},
+		"beyond the bound": {ahead: engine.MaxUntriedCandidates, want: 5 * time.Second},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -59,7 +59,7 @@ func TestNeedsRefresh(t *testing.T) {
 // and the next take gives room of its own size.
 func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 	var s refreshScratch
-	names, pending := s.take(3)
+	names, pending := s.Take(3)
 	for i, name := range []string{"a", "b", "c"} {
 		names[i] = workloadName{Namespace: "ns", Name: name}
 		pending = append(pending, engine.Pending{ID: name, Class: 1, Priority: 5})
@@ -73,13 +73,13 @@ func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 	if n := reflect.ValueOf(s.usages.interned).Elem().FieldByName("byHash").Len(); n != 0 {
 		t.Errorf("after drop the scratch keeps %d usages, want none", n)
 	}
-	if diff := cmp.Diff(make([]workloadName, 3), s.names[:3], cmp.AllowUnexported(workloadName{})); diff != "" {
+	if diff := cmp.Diff(make([]workloadName, 3), s.Names[:3], cmp.AllowUnexported(workloadName{})); diff != "" {
 		t.Errorf("names after drop (-want,+got):\n%s", diff)
 	}
 	if diff := cmp.Diff(make([]engine.Pending, 3), pending[:3]); diff != "" {
 		t.Errorf("pending workloads after drop (-want,+got):\n%s", diff)
 	}
-	names, pending = s.take(2)
+	names, pending = s.Take(2)
 	if len(names) != 2 || len(pending) != 0 || cap(pending) < 2 {
 		t.Errorf("take(2) after drop: %d names, %d pending of room %d; want 2, 0, at least 2", len(names), len(pending), cap(pending))
 	}

@@ -4,6 +4,9 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"time"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 )
@@ -40,6 +43,23 @@ func (b *Book[W, Q]) Forget(key W) {
 // Unledgered yields the keys of the pending workloads without a line that
 // no Writer holds, in no particular order.
 func (b *Book[W, Q]) Unledgered() iter.Seq[W] { return maps.Keys(b.unledgered) }
+
+// MarkUntried sets, for each of the untried candidates (names are the
+// pending workloads' names, by the candidates' Index), whether the
+// workload is untried (see TriedBit) with a known arrival and, if so, how
+// long it has waited at now. It leaves the others as they are.
+func (b *Book[W, Q]) MarkUntried(names []positions.Name, candidates []engine.Candidate, now time.Time) {
+	for i := range candidates {
+		c := &candidates[i]
+		p, ok := b.Pending.Get(names[c.Index])
+		if !ok || !p.Untried() {
+			continue
+		}
+		if at, ok := p.ArrivedAt(c.Created); ok {
+			c.Untried, c.Waited = true, float32(max(now.Sub(at).Seconds(), 0))
+		}
+	}
+}
 
 // Batch bounds how many ledger lines a Writer writes per hold of the
 // caller's lock, which the scheduler's hooks take too.
