@@ -18,6 +18,11 @@
 // ClusterQueueSnapshot (QuotaFor, PotentialAvailable) and workload.Info into
 // [ClusterQueue] and [Workload].
 //
+// An adapter's workload, read in place as a [Demand], converts into a
+// [Workload] ([DemandOf], or into reused values with a [Converter]), and
+// [Classes] groups workloads by demand shape, converting only each
+// class's first.
+//
 // An [Interner] hands out one shared copy of each distinct [Quantities]
 // (the running workloads' usages a refresh converts are mostly copies of
 // a few).

@@ -44,8 +44,8 @@ func TestDemandClassesGroupByPrintedShape(t *testing.T) {
 	classes := newDemandClasses()
 	classOf := make([]int, len(infos))
 	for i, info := range infos {
-		classOf[i] = classes.of(info)
-		if diff := cmp.Diff(workloadDemand(info), classes.shapes[classOf[i]]); diff != "" {
+		classOf[i] = classes.Of(demandOf(info))
+		if diff := cmp.Diff(workloadDemand(info), classes.Shapes[classOf[i]]); diff != "" {
 			t.Errorf("workload %d: class shape (-workloadDemand +class):\n%s", i, diff)
 		}
 	}
@@ -59,7 +59,7 @@ func TestDemandClassesGroupByPrintedShape(t *testing.T) {
 			}
 		}
 	}
-	if len(classes.shapes) != len(printed) {
-		t.Errorf("%d classes for %d printed shapes", len(classes.shapes), len(printed))
+	if len(classes.Shapes) != len(printed) {
+		t.Errorf("%d classes for %d printed shapes", len(classes.Shapes), len(printed))
 	}
 }

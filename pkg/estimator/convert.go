@@ -44,7 +44,7 @@ func ClusterQueueCapacity(cqs *schdcache.ClusterQueueSnapshot) *capacity.Cluster
 // cqs has more of something than out ever held.
 func capacityInto(out *capacity.ClusterQueue, cqs *schdcache.ClusterQueueSnapshot) {
 	out.Name = string(cqs.Name)
-	out.ResourceGroups = resized(out.ResourceGroups, len(cqs.ResourceGroups))
+	out.ResourceGroups = capacity.Resized(out.ResourceGroups, len(cqs.ResourceGroups))
 	for gi, rg := range cqs.ResourceGroups {
 		g := &out.ResourceGroups[gi]
 		g.Resources = g.Resources[:0]
@@ -52,26 +52,16 @@ func capacityInto(out *capacity.ClusterQueue, cqs *schdcache.ClusterQueueSnapsho
 			g.Resources = append(g.Resources, string(r))
 		}
 		slices.Sort(g.Resources)
-		g.Flavors = resized(g.Flavors, len(rg.Flavors))
+		g.Flavors = capacity.Resized(g.Flavors, len(rg.Flavors))
 		for fi, f := range rg.Flavors {
 			fq := &g.Flavors[fi]
 			fq.Name = string(f)
-			fq.Quotas = resized(fq.Quotas, len(g.Resources))
+			fq.Quotas = capacity.Resized(fq.Quotas, len(g.Resources))
 			for i, r := range g.Resources {
 				fq.Quotas[i] = quotaOf(cqs, resources.FlavorResource{Flavor: f, Resource: corev1.ResourceName(r)})
 			}
 		}
 	}
-}
-
-// resized returns s with length n, keeping its elements up to n (and the
-// slices they hold, for reuse): s itself when its capacity allows, else s
-// grown with zero elements.
-func resized[T any](s []T, n int) []T {
-	if n <= cap(s) {
-		return s[:n]
-	}
-	return append(s[:cap(s)], make([]T, n-cap(s))...)
 }
 
 // quotaOf is the capacity model of one flavor-resource of a snapshot (see
@@ -103,56 +93,6 @@ func beyondNominal(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResou
 	return cqs.ResourceNode.Usage[fr].Int64() + cqs.Available(fr).Int64() - cqs.QuotaFor(fr).Nominal.Int64()
 }
 
-// workloadDemand converts a workload's pod sets to the pure model. Kueue's
-// PodSetResources hold the pod set's total requests; the model takes
-// per-pod requests and the count.
-func workloadDemand(info *workload.Info) capacity.Workload {
-	var w capacity.Workload
-	workloadDemandInto(&w, info, nil)
-	return w
-}
-
-// workloadDemandInto writes workloadDemand(info) into w, reusing its pod
-// sets and their request maps (cleared first), with add filling each map
-// (a closure of its own per pod set when add is nil): converting into the
-// same w again with the same add allocates only where info has more pod
-// sets or requests than w ever held.
-func workloadDemandInto(w *capacity.Workload, info *workload.Info, add *perPodAdder) {
-	w.PodSets = resized(w.PodSets, len(info.TotalRequests))
-	for i, ps := range info.TotalRequests {
-		out := &w.PodSets[i]
-		out.Name, out.Count = string(ps.Name), int64(ps.Count)
-		if out.Requests == nil {
-			out.Requests = make(map[string]int64)
-		}
-		clear(out.Requests)
-		switch {
-		case ps.Requests == nil:
-		case add == nil:
-			ps.Requests.ForEach(func(name corev1.ResourceName, v int64) { out.Requests[string(name)] = perPod(v, out.Count) })
-		default:
-			add.into, add.count = out.Requests, out.Count
-			ps.Requests.ForEach(add.fn)
-			add.into = nil
-		}
-	}
-}
-
-// perPodAdder stores a pod set's requests, divided by its count when that
-// is positive, into a map. Its fn is bound once, so that passing it to
-// Requests.ForEach does not allocate a closure per pod set.
-type perPodAdder struct {
-	into  map[string]int64
-	count int64
-	fn    func(corev1.ResourceName, int64)
-}
-
-func newPerPodAdder() *perPodAdder {
-	a := &perPodAdder{}
-	a.fn = func(name corev1.ResourceName, v int64) { a.into[string(name)] = perPod(v, a.count) }
-	return a
-}
-
 // classifyScratch is what Estimator.Classify converts a snapshot and a
 // workload into, kept in classifyScratches between calls: the scheduler
 // classifies every head it could not admit in every cycle, and converting
@@ -160,10 +100,10 @@ func newPerPodAdder() *perPodAdder {
 type classifyScratch struct {
 	capacity capacity.ClusterQueue
 	demand   capacity.Workload
-	add      *perPodAdder
+	convert  *demandConverter
 }
 
-var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{add: newPerPodAdder()} }}
+var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{convert: newDemandConverter()} }}
 
 // runningUsages hands out the usages of running workloads, one map per
 // distinct usage since the last reset (see capacity.Interner). A

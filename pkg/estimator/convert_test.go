@@ -132,9 +132,9 @@ func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
 		}
 	}
 	var reusedDemand capacity.Workload
-	add := newPerPodAdder()
+	add := newDemandConverter()
 	for i, info := range []*workload.Info{training, small, training, idle, small} {
-		workloadDemandInto(&reusedDemand, info, add)
+		add.Into(&reusedDemand, demandOf(info))
 		if diff := cmp.Diff(workloadDemand(info), reusedDemand); diff != "" {
 			t.Errorf("conversion %d (%s) into a reused Workload (-fresh,+reused):\n%s", i, info.Obj.Name, diff)
 		}

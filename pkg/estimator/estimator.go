@@ -275,7 +275,7 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 	scratch := classifyScratches.Get().(*classifyScratch)
 	defer classifyScratches.Put(scratch)
 	capacityInto(&scratch.capacity, cqs)
-	workloadDemandInto(&scratch.demand, info, scratch.add)
+	scratch.convert.Into(&scratch.demand, demandOf(info))
 	c := capacity.Verdict(&scratch.capacity, scratch.demand)
 	if c.Admissibility == capacity.Unfeasible {
 		return Unfeasible, c.Reason
@@ -675,7 +675,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	inCohort := cqs.HasParent()
 	for i, info := range pending {
 		names[i] = nameOf(info.Obj)
-		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.of(info),
+		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.Of(demandOf(info)),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj),
 			Unplaceable: unplaceableOf(&unplaceable, info.Obj)})
 		if scratch.Examines(examined, inCohort) && !refusedQuota(info.Obj) {
@@ -702,7 +702,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		Stats:              view.Stats,
 	}
 	for _, info := range cqs.Workloads {
-		r := engine.Running{Class: classes.of(info), Usage: scratch.runningUsages().of(info),
+		r := engine.Running{Class: classes.Of(demandOf(info)), Usage: scratch.runningUsages().of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
 		at, ok := in.admitted[workload.Key(info.Obj)]
 		if !ok {
@@ -713,7 +713,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		}
 		queue.Running = append(queue.Running, r)
 	}
-	queue.Classes, queue.Unplaceable = classes.shapes, unplaceable.Reasons.List
+	queue.Classes, queue.Unplaceable = classes.Shapes, unplaceable.Reasons.List
 	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
 	if cohort.Reclaim != cohortview.NoReclaim && len(cohort.Holders) > 0 {
 		top := int32(math.MinInt32)

@@ -37,7 +37,7 @@ func admittedDemand(a *kueue.Admission) (key string, demand capacity.Workload, o
 		b.WriteByte('/')
 		b.WriteString(strconv.FormatInt(count, 10))
 		for _, name := range names {
-			v := perPod(resources.ResourceValue(name, psa.ResourceUsage[name]), count)
+			v := capacity.PerPod(resources.ResourceValue(name, psa.ResourceUsage[name]), count)
 			ps.Requests[string(name)] = v
 			b.WriteByte(' ')
 			b.WriteString(string(name))
