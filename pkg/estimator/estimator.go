@@ -745,21 +745,9 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		model.UnmodelledOrdering = OrderingFairSharing
 	}
 	model.Features = estimates.Features(e.featureUse(cqs, in.spec.admissionScope))
-	out.Model, out.HasModel = model, true
-	out.WhatIf = rolled.Scene
+	published.Fill(out, model, &rolled, view.Calibration, names, writer)
 	if cqs.HasParent() {
 		out.Cohort = cohort
-	}
-
-	stamp := &estimateStamp{ClusterQueue: cqs.Name, At: now}
-	ledgerStamp := ledger.StampOf(model.ClusterQueue, model.At, rolled.Method, view.Calibration, &model.APriori, model.EMAWait, model.HasEMA)
-	for i, name := range names {
-		r := rolled.Estimates[i]
-		est := estimates.EstimateOf(cqs.Name, now, r)
-		out.Add(name, estimates.Store(est, stamp), est.Reason)
-		if est.Admissibility == Quotable && writer.Wants(name) {
-			writer.Add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
-		}
 	}
 }
 

@@ -60,9 +60,6 @@ type (
 	RefreshReport = estimates.RefreshReport
 	// Ordering is an admission order of the manager's.
 	Ordering = estimates.Ordering
-
-	storedEstimate = estimates.Stored[kueue.ClusterQueueReference]
-	estimateStamp  = estimates.Stamp[kueue.ClusterQueueReference]
 )
 
 // The orderings, as [estimates.Ordering] defines them.

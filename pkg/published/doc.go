@@ -5,7 +5,9 @@
 // events recorded, and [Relist] for the arrivals a refresh missed) and
 // which parts it reuses unchanged ([Next]).
 //
-// [FromEstimates] builds Results from plain estimates and models, as a
+// [Fill] publishes one ClusterQueue's roll into its part, and gives the
+// prediction ledger ([ledger.Writer]) the first estimate of each workload
+// that has none. [FromEstimates] builds Results from plain estimates and models, as a
 // refresh would publish them (for the readers' tests).
 //
 // Each ClusterQueue's [Part] holds its queue model and the estimates of its

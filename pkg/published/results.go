@@ -6,8 +6,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
+	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/positions"
 )
 
@@ -340,4 +342,26 @@ func FromEstimates[Q, R, K ~string, C any](at time.Time, workloads map[K]estimat
 		part(e.ClusterQueue).Add(positions.NameOfKey(k), estimates.Store(e, stamp), e.Reason)
 	}
 	return Build[Q, R, K](at, parts)
+}
+
+// Fill publishes into the empty part q the roll of its ClusterQueue at
+// model.At: model, the roll's scene for what-if forecasts, and the
+// estimate of each pending workload, names being their names in the
+// order of rolled.Estimates. It gives each Quotable workload that w wants
+// its ledger line, under one stamp of the roll (see ledger.StampOf; cal is
+// the calibration the roll published with).
+func Fill[Q, R, W ~string, C any](q *Part[Q, R, C], model estimates.QueueModel[Q], rolled *engine.Rolled, cal engine.Calibration,
+	names []positions.Name, w *ledger.Writer[W, Q]) {
+	q.Model, q.HasModel = model, true
+	q.WhatIf = rolled.Scene
+	stamp := &estimates.Stamp[Q]{ClusterQueue: model.ClusterQueue, At: model.At}
+	ledgerStamp := ledger.StampOf(model.ClusterQueue, model.At, rolled.Method, cal, &model.APriori, model.EMAWait, model.HasEMA)
+	for i, name := range names {
+		r := rolled.Estimates[i]
+		est := estimates.EstimateOf(model.ClusterQueue, model.At, r)
+		q.Add(name, estimates.Store(est, stamp), est.Reason)
+		if est.Admissibility == capacity.Quotable && w.Wants(name) {
+			w.Add(name, ledger.NewLine(ledgerStamp, est.HasWait, r.Raw.ExpectedWaitSeconds, r.Raw.P50Seconds, r.Raw.P90Seconds))
+		}
+	}
 }
