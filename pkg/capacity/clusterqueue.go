@@ -27,6 +27,31 @@ type Quota struct {
 	ExpectedBorrowable int64
 }
 
+// QuotaOf is the Quota of a flavor-resource whose nominal quota is
+// nominal, whose potential capacity (nominal plus what can be borrowed
+// along the cohort tree) is potential, and of which the ClusterQueue could
+// hold beyond nominal beyondNominal now (its usage plus what is available
+// to it, less nominal; negative when some of its nominal quota is lent
+// out). Borrowable is potential − nominal, Unlimited when the potential is
+// Unlimited; ExpectedBorrowable is what could be borrowed at this instant,
+// the state-conditioned stand-in for E[B] of paper §3.5, and Borrowable
+// when either is Unlimited.
+func QuotaOf(nominal, potential, beyondNominal int64) Quota {
+	q := Quota{Nominal: nominal}
+	switch {
+	case potential == Unlimited && nominal != Unlimited:
+		q.Borrowable = Unlimited
+	case potential > nominal:
+		q.Borrowable = potential - nominal
+	}
+	if q.Nominal == Unlimited || q.Borrowable == Unlimited {
+		q.ExpectedBorrowable = q.Borrowable
+	} else {
+		q.ExpectedBorrowable = min(max(beyondNominal, 0), q.Borrowable)
+	}
+	return q
+}
+
 // Potential is PotAvail = Nominal + Borrowable (paper §3.1, "Potential
 // Available Capacity"), saturating at Unlimited.
 func (q Quota) Potential() int64 { return saturatingAdd(q.Nominal, q.Borrowable) }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // ErrInvalidWorkload is wrapped by every error [Workload.Validate] returns.
@@ -195,4 +197,23 @@ func saturatingMul(a, b int64) int64 {
 		return Unlimited
 	}
 	return a * b
+}
+
+// ShapeKey is a key that workloads of equal demand share: each pod set's
+// name, count and per-pod requests in resource name order.
+func (w Workload) ShapeKey() string {
+	var b strings.Builder
+	for _, ps := range w.PodSets {
+		b.WriteString(ps.Name)
+		b.WriteByte('/')
+		b.WriteString(strconv.FormatInt(ps.Count, 10))
+		for _, name := range sortedKeys(ps.Requests) {
+			b.WriteByte(' ')
+			b.WriteString(name)
+			b.WriteByte('=')
+			b.WriteString(strconv.FormatInt(ps.Requests[name], 10))
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
 }

@@ -65,23 +65,9 @@ func capacityInto(out *capacity.ClusterQueue, cqs *schdcache.ClusterQueueSnapsho
 }
 
 // quotaOf is the capacity model of one flavor-resource of a snapshot (see
-// ClusterQueueCapacity).
+// ClusterQueueCapacity and capacity.QuotaOf).
 func quotaOf(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResource) capacity.Quota {
-	nominal := cqs.QuotaFor(fr).Nominal.Int64()
-	potential := cqs.PotentialAvailable(fr).Int64()
-	q := capacity.Quota{Nominal: nominal}
-	switch {
-	case potential == capacity.Unlimited && nominal != capacity.Unlimited:
-		q.Borrowable = capacity.Unlimited
-	case potential > nominal:
-		q.Borrowable = potential - nominal
-	}
-	if q.Nominal == capacity.Unlimited || q.Borrowable == capacity.Unlimited {
-		q.ExpectedBorrowable = q.Borrowable
-	} else {
-		q.ExpectedBorrowable = min(max(beyondNominal(cqs, fr), 0), q.Borrowable)
-	}
-	return q
+	return capacity.QuotaOf(cqs.QuotaFor(fr).Nominal.Int64(), cqs.PotentialAvailable(fr).Int64(), beyondNominal(cqs, fr))
 }
 
 // beyondNominal is what a ClusterQueue could hold now in one
