@@ -3,6 +3,7 @@ package estimator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
@@ -882,19 +883,8 @@ func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapsh
 	defer e.lockForRefresh().Unlock()
 	writer.TakeUnledgered()
 	e.book.MarkUntried(names, untried, now)
-	in := queueInputs{admitted: make(map[workload.Reference]time.Time, len(cqs.Workloads))}
-	for key := range cqs.Workloads {
-		if at, ok := e.stats.AdmittedAt[key]; ok {
-			in.admitted[key] = eventTime(at).time()
-		}
-	}
-	s := e.statsFor(cqs.Name)
-	in.view = e.shared.View(s)
-	meanService := e.opts.PriorMeanService.Seconds()
-	if in.view.HasService {
-		meanService = in.view.ServiceMean
-	}
-	in.view.Calibration, in.view.Calibrated = e.shared.Calibration(s, engine.CalibrationScale(meanService))
+	in := queueInputs{admitted: e.stats.AdmittedTimes(maps.Keys(cqs.Workloads), len(cqs.Workloads))}
+	in.view = e.stats.RollView(cqs.Name, e.opts.PriorMeanService.Seconds())
 	in.spec = e.specs[cqs.Name]
 	in.cyclePeriod = e.stats.CyclePeriod()
 	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}

@@ -2,9 +2,11 @@ package queuestats
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
 )
 
@@ -176,6 +178,33 @@ func (qs *Queues[Q, C, W]) ObserveCycle(waitStart, start time.Time) {
 	if start.After(qs.lastCycleStart) {
 		qs.lastCycleStart = start
 	}
+}
+
+// RollView is the view a refresh rolls ClusterQueue cq with
+// (Shared.View), with the calibration that applies now
+// (Shared.Calibration) at the scale of its mean service time: the
+// observed one, else priorMeanService (seconds).
+func (qs *Queues[Q, C, W]) RollView(cq Q, priorMeanService float64) View {
+	s := qs.Of(cq)
+	v := qs.shared.View(s)
+	mean := priorMeanService
+	if v.HasService {
+		mean = v.ServiceMean
+	}
+	v.Calibration, v.Calibrated = qs.shared.Calibration(s, engine.CalibrationScale(mean))
+	return v
+}
+
+// AdmittedTimes returns when each workload keys yields was seen admitted
+// (AdmittedAt), for those that were; n is about how many keys yields.
+func (qs *Queues[Q, C, W]) AdmittedTimes(keys iter.Seq[W], n int) map[W]time.Time {
+	out := make(map[W]time.Time, n)
+	for key := range keys {
+		if at, ok := qs.AdmittedAt[key]; ok {
+			out[key] = time.Unix(0, at).UTC()
+		}
+	}
+	return out
 }
 
 // CyclePeriod is the scheduler's busy time per cycle, an EMA (0 before
