@@ -9,6 +9,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
+	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 )
 
@@ -109,15 +110,12 @@ type MetricsReporter interface {
 	ReportRefresh(r RefreshReport)
 }
 
-// UnscoredReason says why a workload left the ledger unscored.
-type UnscoredReason string
+// UnscoredReason says why a workload left the ledger unscored (see
+// [ledger.UnscoredReason]).
+type UnscoredReason = ledger.UnscoredReason
 
+// The reasons, as [ledger.UnscoredReason] defines them.
 const (
-	// AdmittedBeforeEstimate: admitted before any estimate was published
-	// for it (it waited less than a refresh period, or the estimator had
-	// not seen it arrive).
-	AdmittedBeforeEstimate UnscoredReason = "AdmittedBeforeEstimate"
-	// DeletedBeforeAdmission: deleted while pending, after an estimate was
-	// published for it.
-	DeletedBeforeAdmission UnscoredReason = "DeletedBeforeAdmission"
+	AdmittedBeforeEstimate = ledger.AdmittedBeforeEstimate
+	DeletedBeforeAdmission = ledger.DeletedBeforeAdmission
 )

@@ -38,6 +38,19 @@ const (
 	AlreadyRecorded
 )
 
+// UnscoredReason says why a workload left the ledger unscored.
+type UnscoredReason string
+
+const (
+	// AdmittedBeforeEstimate: admitted before any estimate was published
+	// for it (it waited less than a refresh period, or the estimator had
+	// not seen it arrive): Admit's Unscored.
+	AdmittedBeforeEstimate UnscoredReason = "AdmittedBeforeEstimate"
+	// DeletedBeforeAdmission: deleted while pending, after an estimate was
+	// published for it.
+	DeletedBeforeAdmission UnscoredReason = "DeletedBeforeAdmission"
+)
+
 // Admit records admission a in the statistics qs and scores the
 // workload's line of book, once per admission: the first sighting (the
 // scheduler's or the informer's) is recorded and scored, and the workload
