@@ -622,15 +622,7 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 		return nil, nil, nil, err
 	}
 	cqs := snap.ClusterQueues()
-	var missing []kueue.ClusterQueueReference
-	for name := range recompute {
-		if _, ok := cqs[name]; !ok {
-			missing = append(missing, name)
-			delete(recompute, name)
-			delete(places, name)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := published.DropMissing(recompute, places, cqs); len(missing) > 0 {
 		defer e.dirty.Store(true)
 		defer e.lockForRefresh().Unlock()
 		for _, name := range missing {

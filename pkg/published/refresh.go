@@ -98,6 +98,23 @@ func RecomputeSet[Q, R, K ~string, C any](now time.Time, places map[Q]Place[R], 
 	return out
 }
 
+// DropMissing takes out of recompute and places the ClusterQueues that
+// snapshot, taken to recompute them after places was listed, lacks
+// (deleted or deactivated in between; a whole snapshot would leave them
+// out too) and returns them, for the caller to mark changed so that the
+// next refresh looks again.
+func DropMissing[Q, R ~string, V any](recompute map[Q]Cause, places map[Q]Place[R], snapshot map[Q]V) []Q {
+	var missing []Q
+	for name := range recompute {
+		if _, ok := snapshot[name]; !ok {
+			missing = append(missing, name)
+			delete(recompute, name)
+			delete(places, name)
+		}
+	}
+	return missing
+}
+
 // Next starts the results that follow prev: the parts of the
 // ClusterQueues of places that are not to be recomputed are prev's, at the
 // same slots; those to be recomputed get empty parts, returned as outputs
