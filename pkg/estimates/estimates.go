@@ -180,3 +180,18 @@ func WhatIfOf[Q ~string](m QueueModel[Q], priority int32, r engine.WhatIf) WhatI
 		QueueUtilization: m.Utilization,
 	}
 }
+
+// ConditionMessage is the message of a condition that says a workload
+// could not be admitted, msg, with the estimator's partition of it
+// appended: "Wait time estimation: the workload is Quotable", or
+// Unfeasible with the reason why.
+func ConditionMessage(msg string, adm capacity.Admissibility, why string) string {
+	suffix := "the workload is Quotable"
+	if adm == capacity.Unfeasible {
+		suffix = "the workload is Unfeasible: " + why
+	}
+	if msg == "" {
+		return "Wait time estimation: " + suffix
+	}
+	return msg + ". Wait time estimation: " + suffix
+}

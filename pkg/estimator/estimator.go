@@ -332,14 +332,7 @@ func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Inf
 		}
 		return reason, msg
 	}
-	suffix := "the workload is Quotable"
-	if adm == Unfeasible {
-		suffix = "the workload is Unfeasible: " + why
-	}
-	if msg == "" {
-		return reason, "Wait time estimation: " + suffix
-	}
-	return reason, msg + ". Wait time estimation: " + suffix
+	return reason, estimates.ConditionMessage(msg, adm, why)
 }
 
 // checkTopology finds, for a workload whose quota fits, whether TAS can
