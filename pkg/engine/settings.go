@@ -57,6 +57,25 @@ func DefaultSettings() Settings {
 	}
 }
 
+// NewEngine returns the engine s configures: a forecaster of s's sample
+// count, depth and horizon, and s's prior mean service time, service
+// samples needed and horizon.
+func (s *Settings) NewEngine() (*Engine, error) {
+	f, err := forecast.New(
+		forecast.WithSamples(s.ForecastSamples),
+		forecast.WithHorizonCount(s.ForecastDepth),
+		forecast.WithHorizonSeconds(s.Horizon.Seconds()),
+	)
+	if err != nil {
+		return nil, err
+	}
+	return New(f, Config{
+		PriorMeanServiceSeconds: s.PriorMeanService.Seconds(),
+		MinServiceSamples:       s.MinServiceSamples,
+		HorizonSeconds:          s.Horizon.Seconds(),
+	})
+}
+
 // Validate returns an error for the first setting out of its range, nil
 // when all are in theirs. The forecast's sample count and depth are
 // checked by forecast.New.

@@ -26,7 +26,6 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
-	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/lockhold"
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
@@ -157,34 +156,11 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		seed := uint64(o.clock.Now().UnixNano())
 		o.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	}
-	f, err := forecast.New(
-		forecast.WithSamples(o.ForecastSamples),
-		forecast.WithHorizonCount(o.ForecastDepth),
-		forecast.WithHorizonSeconds(o.Horizon.Seconds()),
-	)
+	eng, err := o.NewEngine()
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}
-	eng, err := engine.New(f, engine.Config{
-		PriorMeanServiceSeconds: o.PriorMeanService.Seconds(),
-		MinServiceSamples:       o.MinServiceSamples,
-		HorizonSeconds:          o.Horizon.Seconds(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
-	statsCfg, err := queuestats.NewConfig(statsConfig{
-		Clock:             o.clock,
-		Rand:              o.rng,
-		HalfLife:          o.HalfLife,
-		ServiceSampleSize: o.ServiceSampleSize,
-		MinServiceSamples: o.MinServiceSamples,
-		EMAAlpha:          o.EMAAlpha,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("estimator: %w", err)
-	}
-	perQueue, err := queuestats.NewQueues[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference](statsCfg)
+	perQueue, err := queuestats.NewQueuesFor[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference](o.Settings, o.clock, o.rng)
 	if err != nil {
 		return nil, fmt.Errorf("estimator: %w", err)
 	}

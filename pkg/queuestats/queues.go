@@ -3,6 +3,7 @@ package queuestats
 import (
 	"fmt"
 	"iter"
+	"math/rand/v2"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
@@ -73,6 +74,19 @@ func NewQueues[Q, C, W comparable](c Config) (*Queues[Q, C, W], error) {
 	}
 	return &Queues[Q, C, W]{cfg: c, shared: shared, perQueue: make(map[Q]*Queue), cohortOf: make(map[Q]C),
 		cohortReleases: make(map[C]time.Time), cycleBusy: cycleBusy, AdmittedAt: make(map[W]int64), evictedAt: make(map[W]int64)}, nil
+}
+
+// NewQueuesFor returns the statistics of no ClusterQueue yet, configured
+// by s (the half-life of their rates, the service sample's size and the
+// samples it needs, the EMA's α), reading clock and drawing from r (see
+// NewConfig).
+func NewQueuesFor[Q, C, W comparable](s engine.Settings, clock stats.Clock, r *rand.Rand) (*Queues[Q, C, W], error) {
+	c, err := NewConfig(Config{Clock: clock, Rand: r, HalfLife: s.HalfLife, ServiceSampleSize: s.ServiceSampleSize,
+		MinServiceSamples: s.MinServiceSamples, EMAAlpha: s.EMAAlpha})
+	if err != nil {
+		return nil, err
+	}
+	return NewQueues[Q, C, W](c)
 }
 
 // Shared is what every ClusterQueue's statistics pool.
