@@ -54,7 +54,7 @@ func TestObserveAdmission(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := NewConfig(validConfig())
+			c, err := newConfig(validConfig())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,8 +5,10 @@
 // shape), preemption and admission delays, the realized coverage of the
 // published quantiles and their conformal calibrators.
 //
-// [Config] makes a ClusterQueue's [Queue]; [NewConfig] validates it once by
-// making one of each statistic, so that making them later cannot fail.
+// [NewQueuesFor] makes [Queues] from the estimator's settings
+// ([engine.Settings]), with a configuration of the statistics that it
+// validates once by making one of each, so that making a ClusterQueue's
+// [Queue] later cannot fail.
 // [Queue.View] is the copy a refresh takes, as the engine's inputs;
 // [Shared] holds what every ClusterQueue pools (latencies while a
 // ClusterQueue measured too few of its own, and the pooled calibrators),

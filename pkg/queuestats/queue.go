@@ -234,12 +234,12 @@ func (ps *Priority) serviceSample(s *Queue) *stats.ServiceTimes {
 	return ps.service
 }
 
-// Config is what every ClusterQueue's statistics are made with: the
+// config is what every ClusterQueue's statistics are made with: the
 // clock, the random source of the reservoirs and the options that size and
-// age them. NewConfig validates it once, in New, by making one of
+// age them. newConfig validates it once, in NewQueuesFor, by making one of
 // each statistic; the constructors depend on nothing else, so making them
 // with the same configuration afterwards cannot fail.
-type Config struct {
+type config struct {
 	Clock             stats.Clock
 	Rand              *rand.Rand
 	HalfLife          time.Duration
@@ -248,36 +248,36 @@ type Config struct {
 	EMAAlpha          float64
 }
 
-// NewConfig returns c once every statistic made from it could be made
+// newConfig returns c once every statistic made from it could be made
 // (a ClusterQueue's, with one priority, its service sample and a shape's
 // rate), or the first error a constructor returned.
-func NewConfig(c Config) (Config, error) {
+func newConfig(c config) (config, error) {
 	if c.Clock == nil || c.Rand == nil {
-		return Config{}, errors.New("statistics: a clock and a random source are required")
+		return config{}, errors.New("statistics: a clock and a random source are required")
 	}
-	s, err := c.NewQueue()
+	s, err := c.newQueue()
 	if err != nil {
-		return Config{}, err
+		return config{}, err
 	}
 	if _, err := s.newPriority(); err != nil {
-		return Config{}, err
+		return config{}, err
 	}
 	if _, err := s.newPriorityService(); err != nil {
-		return Config{}, err
+		return config{}, err
 	}
 	if _, err := c.newShapeRate(); err != nil {
-		return Config{}, err
+		return config{}, err
 	}
 	return c, nil
 }
 
-func (c Config) decay() stats.DecayOptions {
+func (c config) decay() stats.DecayOptions {
 	return stats.DecayOptions{HalfLife: c.HalfLife, MinSamples: 2}
 }
 
 // delays is a reservoir of measured delays (latencies, reactions) of one
 // ClusterQueue.
-func (c Config) delays() (*stats.ServiceTimes, error) {
+func (c config) delays() (*stats.ServiceTimes, error) {
 	return stats.NewServiceTimes(c.Clock, c.Rand, stats.ReservoirOptions{
 		Capacity:   admissionLatencySampleSize,
 		HalfLife:   c.HalfLife,
@@ -286,13 +286,13 @@ func (c Config) delays() (*stats.ServiceTimes, error) {
 }
 
 // newShapeRate makes the admission rate of a demand shape.
-func (c Config) newShapeRate() (*stats.EventRate, error) {
+func (c config) newShapeRate() (*stats.EventRate, error) {
 	return stats.NewEventRate(c.Clock, c.decay())
 }
 
-// newQueueStats makes the statistics of one ClusterQueue, its window
+// newQueue makes the statistics of one ClusterQueue, its window
 // starting now.
-func (c Config) NewQueue() (*Queue, error) {
+func (c config) newQueue() (*Queue, error) {
 	var errs []error
 	keep := func(err error) {
 		if err != nil {

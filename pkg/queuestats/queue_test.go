@@ -17,8 +17,8 @@ import (
 // t0 is the fake clock's start.
 var t0 = time.Unix(1_700_000_000, 0)
 
-func validConfig() Config {
-	return Config{
+func validConfig() config {
+	return config{
 		Clock:             testingclock.NewFakeClock(t0),
 		Rand:              rand.New(rand.NewPCG(1, 2)),
 		HalfLife:          stats.DefaultHalfLife,
@@ -30,30 +30,30 @@ func validConfig() Config {
 
 func TestNewConfigValidatesOnce(t *testing.T) {
 	cases := map[string]struct {
-		change  func(*Config)
+		change  func(*config)
 		wantErr bool
 	}{
 		"the defaults": {
-			change: func(*Config) {},
+			change: func(*config) {},
 		},
 		"nil clock": {
-			change:  func(c *Config) { c.Clock = nil },
+			change:  func(c *config) { c.Clock = nil },
 			wantErr: true,
 		},
 		"nil random source": {
-			change:  func(c *Config) { c.Rand = nil },
+			change:  func(c *config) { c.Rand = nil },
 			wantErr: true,
 		},
 		"negative half-life": {
-			change:  func(c *Config) { c.HalfLife = -time.Minute },
+			change:  func(c *config) { c.HalfLife = -time.Minute },
 			wantErr: true,
 		},
 		"negative service sample size": {
-			change:  func(c *Config) { c.ServiceSampleSize = -1 },
+			change:  func(c *config) { c.ServiceSampleSize = -1 },
 			wantErr: true,
 		},
 		"EMA alpha of zero": {
-			change:  func(c *Config) { c.EMAAlpha = 0 },
+			change:  func(c *config) { c.EMAAlpha = 0 },
 			wantErr: true,
 		},
 	}
@@ -61,9 +61,9 @@ func TestNewConfigValidatesOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := validConfig()
 			tc.change(&c)
-			_, err := NewConfig(c)
+			_, err := newConfig(c)
 			if diff := cmp.Diff(tc.wantErr, err != nil); diff != "" {
-				t.Errorf("NewConfig error %v (-want +got):\n%s", err, diff)
+				t.Errorf("newConfig error %v (-want +got):\n%s", err, diff)
 			}
 		})
 	}
@@ -96,7 +96,7 @@ func TestStatisticsThatCannotBeMadeAreUntracked(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			s, err := validConfig().NewQueue()
+			s, err := validConfig().newQueue()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestShapeArrivalsSplitAPrioritysArrivalRateByItsAdmissions(t *testing.T) {
 	clock := testingclock.NewFakeClock(t0)
 	c := validConfig()
 	c.Clock = clock
-	s, err := c.NewQueue()
+	s, err := c.newQueue()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestAdmittedShapesOfAPriorityAreBounded(t *testing.T) {
 	clock := testingclock.NewFakeClock(t0)
 	c := validConfig()
 	c.Clock = clock
-	s, err := c.NewQueue()
+	s, err := c.newQueue()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ const cycleBusyAlpha = 0.1
 // admitted and, evicted by preemption, seen evicted. The caller guards it
 // (the estimator, by its mutex).
 type Queues[Q, C, W comparable] struct {
-	cfg    Config
+	cfg    config
 	shared *Shared
 	// perQueue holds each ClusterQueue's statistics, made at first use.
 	perQueue map[Q]*Queue
@@ -50,7 +50,7 @@ type Queues[Q, C, W comparable] struct {
 	evictedAt map[W]int64
 }
 
-// statsInvariant reports a constructor's error where NewConfig validated
+// statsInvariant reports a constructor's error where newConfig validated
 // the configuration it was given, so none can happen. It panics with the
 // error, naming the broken invariant; every entry point of the estimator
 // recovers from a panic, so a bug here costs the event that found it,
@@ -61,9 +61,9 @@ func statsInvariant(err error) {
 	}
 }
 
-// NewQueues returns the statistics of no ClusterQueue yet, made with c
-// (which NewConfig validated), and what they pool.
-func NewQueues[Q, C, W comparable](c Config) (*Queues[Q, C, W], error) {
+// newQueues returns the statistics of no ClusterQueue yet, made with c
+// (which newConfig validated), and what they pool.
+func newQueues[Q, C, W comparable](c config) (*Queues[Q, C, W], error) {
 	shared, err := c.newShared()
 	if err != nil {
 		return nil, err
@@ -79,14 +79,14 @@ func NewQueues[Q, C, W comparable](c Config) (*Queues[Q, C, W], error) {
 // NewQueuesFor returns the statistics of no ClusterQueue yet, configured
 // by s (the half-life of their rates, the service sample's size and the
 // samples it needs, the EMA's α), reading clock and drawing from r (see
-// NewConfig).
+// newConfig).
 func NewQueuesFor[Q, C, W comparable](s engine.Settings, clock stats.Clock, r *rand.Rand) (*Queues[Q, C, W], error) {
-	c, err := NewConfig(Config{Clock: clock, Rand: r, HalfLife: s.HalfLife, ServiceSampleSize: s.ServiceSampleSize,
+	c, err := newConfig(config{Clock: clock, Rand: r, HalfLife: s.HalfLife, ServiceSampleSize: s.ServiceSampleSize,
 		MinServiceSamples: s.MinServiceSamples, EMAAlpha: s.EMAAlpha})
 	if err != nil {
 		return nil, err
 	}
-	return NewQueues[Q, C, W](c)
+	return newQueues[Q, C, W](c)
 }
 
 // Shared is what every ClusterQueue's statistics pool.
@@ -97,7 +97,7 @@ func (qs *Queues[Q, C, W]) Of(cq Q) *Queue {
 	s, ok := qs.perQueue[cq]
 	if !ok {
 		var err error
-		s, err = qs.cfg.NewQueue()
+		s, err = qs.cfg.newQueue()
 		statsInvariant(err)
 		qs.perQueue[cq] = s
 	}

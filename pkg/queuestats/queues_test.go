@@ -13,11 +13,11 @@ import (
 
 func mustQueues(t *testing.T) *Queues[string, string, string] {
 	t.Helper()
-	c, err := NewConfig(validConfig())
+	c, err := newConfig(validConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := NewQueues[string, string, string](c)
+	qs, err := newQueues[string, string, string](c)
 	if err != nil {
 		t.Fatal(err)
 	}

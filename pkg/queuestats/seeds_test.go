@@ -40,7 +40,7 @@ func TestSeedFromAWarmStartRead(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := NewConfig(validConfig())
+			c, err := newConfig(validConfig())
 			if err != nil {
 				t.Fatal(err)
 			}

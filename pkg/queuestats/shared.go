@@ -34,7 +34,7 @@ type Shared struct {
 }
 
 // newShared makes the pooled statistics of the ClusterQueues of c.
-func (c Config) newShared() (*Shared, error) {
+func (c config) newShared() (*Shared, error) {
 	latencies := func() (*stats.ServiceTimes, error) {
 		return stats.NewServiceTimes(c.Clock, c.Rand, stats.ReservoirOptions{
 			Capacity: sharedLatencySampleSize, HalfLife: c.HalfLife, MinSamples: 1,

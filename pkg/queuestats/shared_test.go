@@ -25,7 +25,7 @@ func TestSharedLatenciesUntilEnoughOwn(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := NewConfig(validConfig())
+			c, err := newConfig(validConfig())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,9 +59,9 @@ func TestSharedLatenciesUntilEnoughOwn(t *testing.T) {
 	}
 }
 
-func mustQueue(t *testing.T, c Config) *Queue {
+func mustQueue(t *testing.T, c config) *Queue {
 	t.Helper()
-	s, err := c.NewQueue()
+	s, err := c.newQueue()
 	if err != nil {
 		t.Fatal(err)
 	}
