@@ -131,28 +131,23 @@ func (e *Estimator) onWorkloadDelete(wl *kueue.Workload) {
 	}
 }
 
-// forgetWorkload forgets a deleted workload, which was in ClusterQueue
-// queue if known.
+// forgetWorkload forgets a deleted workload (see ledger.Delete), which was
+// in ClusterQueue queue if known.
 func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQueueReference, known bool) (kueue.ClusterQueueReference, bool) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, ok := e.book.Pending.Get(nameFromReference(key))
-	admitted := e.stats.ForgetWorkload(key)
+	tracked, cq, unscored := ledger.Delete(&e.book, e.stats, key)
 	switch {
 	case known:
 		e.markChanged(queue)
-	case ok || admitted:
+	case tracked:
 		// Tracked, but its ClusterQueue is no longer known: it may be in
 		// any of them.
 		e.changes.MarkAll()
 	}
-	e.book.Forget(key)
 	delete(e.parked, key)
-	if !ok || p.Stamp == nil {
-		return "", false
-	}
-	return p.Stamp.ClusterQueue, true
+	return cq, unscored
 }
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
@@ -499,11 +494,7 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	for cq, s := range per {
 		e.statsFor(cq).Seed(s)
 	}
-	for _, key := range pendingKeys {
-		if _, ok := e.book.Pending.Get(nameFromReference(key)); !ok {
-			e.book.Track(key, nameFromReference(key), 0)
-		}
-	}
+	e.book.TrackListed(pendingKeys)
 	e.replayEarlyEvents(listed)
 	e.changes.MarkAll()
 	e.dirty.Store(true)

@@ -88,3 +88,17 @@ func Admit[W, Q ~string, C comparable](book *Book[W, Q], qs *queuestats.Queues[Q
 	}
 	return score, Scored
 }
+
+// Delete forgets the deleted workload key in book and qs. It says whether
+// either tracked it and, for a workload deleted pending with a ledger line
+// (never to be scored: DeletedBeforeAdmission), the ClusterQueue of its
+// line.
+func Delete[W, Q ~string, C comparable](book *Book[W, Q], qs *queuestats.Queues[Q, C, W], key W) (tracked bool, cq Q, unscored bool) {
+	p, pending := book.Pending.Get(positions.NameOfKey(key))
+	admitted := qs.ForgetWorkload(key)
+	book.Forget(key)
+	if pending && p.Stamp != nil {
+		return true, p.Stamp.ClusterQueue, true
+	}
+	return pending || admitted, cq, false
+}

@@ -34,6 +34,17 @@ func (b *Book[W, Q]) Track(key W, name positions.Name, arrived uint32) {
 	b.unledgered[key] = struct{}{}
 }
 
+// TrackListed tracks, as Track does with an unknown arrival, each of keys
+// not tracked yet: pending workloads a read of the API found, whose
+// arrival was not seen.
+func (b *Book[W, Q]) TrackListed(keys []W) {
+	for _, key := range keys {
+		if _, ok := b.Pending.Get(positions.NameOfKey(key)); !ok {
+			b.Track(key, positions.NameOfKey(key), 0)
+		}
+	}
+}
+
 // Forget forgets the pending workload key (admitted or deleted).
 func (b *Book[W, Q]) Forget(key W) {
 	b.Pending.Remove(positions.NameOfKey(key))

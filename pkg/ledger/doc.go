@@ -8,7 +8,8 @@
 // [Writer] gives each its first estimate. [Admit] records an admission
 // once, whoever saw it first: it feeds the statistics ([queuestats]) and
 // scores the workload's line, whose score feeds the ClusterQueue's
-// coverage and calibration.
+// coverage and calibration; [Delete] forgets a deleted workload, whose
+// line is then never scored.
 //
 // It imports nothing of Kueue or Kubernetes: the caller names workloads
 // and ClusterQueues with its own string types.
