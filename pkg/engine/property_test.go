@@ -20,7 +20,7 @@ func TestRollWaitsAreSaneOnRandomQueues(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	garbage := []float64{0, -1, math.NaN(), math.Inf(1), 0.5, 30}
 	pick := func() float64 { return garbage[rng.IntN(len(garbage))] }
-	e := testEngine(t, Config{PriorMeanServiceSeconds: 20, HorizonSeconds: 3600})
+	e := testEngine(t, engineConfig{PriorMeanServiceSeconds: 20, HorizonSeconds: 3600})
 	for trial := range 100 {
 		q := Queue{Capacity: cpuQueue(int64(1+rng.IntN(8)) * 1000)}
 		for range 1 + rng.IntN(3) {

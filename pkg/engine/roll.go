@@ -14,8 +14,8 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
-// Config is what an Engine applies to every roll.
-type Config struct {
+// engineConfig is what an Engine applies to every roll.
+type engineConfig struct {
 	// PriorMeanServiceSeconds is the mean of the exponential service law
 	// rolled before MinServiceSamples completions are observed (0: half
 	// the mean maximum execution time of the known workloads, if any,
@@ -33,14 +33,16 @@ type Config struct {
 // pure model's terms ([Queue]), it computes the a-priori model and every
 // pending workload's partition and wait ([Engine.Roll]), and answers what-if
 // questions on the same state ([Engine.WhatIf]). It holds no state of its
-// own between calls and is safe for concurrent use.
+// own between calls and is safe for concurrent use. Settings.NewEngine
+// makes one.
 type Engine struct {
 	forecaster *forecast.Forecaster
-	config     Config
+	config     engineConfig
 }
 
-// New returns an Engine that rolls with forecaster f.
-func New(f *forecast.Forecaster, c Config) (*Engine, error) {
+// newEngine returns an Engine that rolls with forecaster f (see
+// Settings.NewEngine).
+func newEngine(f *forecast.Forecaster, c engineConfig) (*Engine, error) {
 	switch {
 	case f == nil:
 		return nil, errors.New("engine: nil forecaster")

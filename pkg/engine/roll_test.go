@@ -38,7 +38,7 @@ func paperQueue() Queue {
 	return q
 }
 
-func testEngine(t *testing.T, c Config) *Engine {
+func testEngine(t *testing.T, c engineConfig) *Engine {
 	t.Helper()
 	if c.MinServiceSamples == 0 {
 		c.MinServiceSamples = 10
@@ -50,7 +50,7 @@ func testEngine(t *testing.T, c Config) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(f, c)
+	e, err := newEngine(f, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +68,12 @@ func TestRollFromPlainInputs(t *testing.T) {
 		samples[i] = float64(10 + i%21)
 	}
 	cases := map[string]struct {
-		config     Config
+		config     engineConfig
 		stats      Stats
 		wantMethod Method
 	}{
 		"nothing known of service times: partition only": {wantMethod: MethodNone},
-		"a prior":                {config: Config{PriorMeanServiceSeconds: 20}, wantMethod: MethodAPriori},
+		"a prior":                {config: engineConfig{PriorMeanServiceSeconds: 20}, wantMethod: MethodAPriori},
 		"observed service times": {stats: Stats{HasService: true, ServiceMean: 20, ServiceSCV: 0.3, ServiceSample: samples}, wantMethod: MethodForecast},
 	}
 	for name, tc := range cases {
@@ -131,7 +131,7 @@ func TestRollRejectsAnInvalidQueue(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			q := paperQueue()
 			breakIt(&q)
-			if _, err := testEngine(t, Config{PriorMeanServiceSeconds: 20}).Roll(q, seed); !errors.Is(err, forecast.ErrInvalidQueue) {
+			if _, err := testEngine(t, engineConfig{PriorMeanServiceSeconds: 20}).Roll(q, seed); !errors.Is(err, forecast.ErrInvalidQueue) {
 				t.Errorf("error %v, want %v", err, forecast.ErrInvalidQueue)
 			}
 		})
@@ -156,7 +156,7 @@ func TestRollTakesAnUnplaceableWorkloadOutOfTheRoll(t *testing.T) {
 	with.Unplaceable = []string{reason}
 	with.Pending = []Pending{{ID: "p0"}, {ID: "stuck", Unplaceable: 1}, {ID: "p1"}, {ID: "p2"}}
 
-	e := testEngine(t, Config{})
+	e := testEngine(t, engineConfig{})
 	want, err := e.Roll(without, seed)
 	if err != nil {
 		t.Fatalf("Roll without the unplaceable workload: %v", err)
@@ -187,18 +187,18 @@ func TestNewRejectsAnInvalidConfig(t *testing.T) {
 	}
 	cases := map[string]struct {
 		f *forecast.Forecaster
-		c Config
+		c engineConfig
 	}{
-		"no forecaster":             {c: Config{MinServiceSamples: 1, HorizonSeconds: 1}},
-		"no minimum of completions": {f: f, c: Config{HorizonSeconds: 1}},
-		"no horizon":                {f: f, c: Config{MinServiceSamples: 1}},
-		"an infinite horizon":       {f: f, c: Config{MinServiceSamples: 1, HorizonSeconds: math.Inf(1)}},
-		"a negative prior":          {f: f, c: Config{MinServiceSamples: 1, HorizonSeconds: 1, PriorMeanServiceSeconds: -1}},
-		"a NaN prior":               {f: f, c: Config{MinServiceSamples: 1, HorizonSeconds: 1, PriorMeanServiceSeconds: math.NaN()}},
+		"no forecaster":             {c: engineConfig{MinServiceSamples: 1, HorizonSeconds: 1}},
+		"no minimum of completions": {f: f, c: engineConfig{HorizonSeconds: 1}},
+		"no horizon":                {f: f, c: engineConfig{MinServiceSamples: 1}},
+		"an infinite horizon":       {f: f, c: engineConfig{MinServiceSamples: 1, HorizonSeconds: math.Inf(1)}},
+		"a negative prior":          {f: f, c: engineConfig{MinServiceSamples: 1, HorizonSeconds: 1, PriorMeanServiceSeconds: -1}},
+		"a NaN prior":               {f: f, c: engineConfig{MinServiceSamples: 1, HorizonSeconds: 1, PriorMeanServiceSeconds: math.NaN()}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := New(tc.f, tc.c); err == nil {
+			if _, err := newEngine(tc.f, tc.c); err == nil {
 				t.Error("no error")
 			}
 		})
@@ -207,7 +207,7 @@ func TestNewRejectsAnInvalidConfig(t *testing.T) {
 
 // The horizon cuts the published P50 and P90 and flags the estimate.
 func TestRollCutsWaitsAtTheHorizon(t *testing.T) {
-	got, err := testEngine(t, Config{PriorMeanServiceSeconds: 3600, HorizonSeconds: 60}).Roll(paperQueue(), seed)
+	got, err := testEngine(t, engineConfig{PriorMeanServiceSeconds: 3600, HorizonSeconds: 60}).Roll(paperQueue(), seed)
 	if err != nil {
 		t.Fatalf("Roll: %v", err)
 	}
@@ -226,7 +226,7 @@ func TestRollCutsWaitsAtTheHorizon(t *testing.T) {
 // returns what it returns from fresh slices, and Release leaves the rolled
 // value without estimates.
 func TestReleasedRollsDoNotCarryOver(t *testing.T) {
-	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	e := testEngine(t, engineConfig{PriorMeanServiceSeconds: 20})
 	next := paperQueue()
 	next.Pending = []Pending{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	want, err := e.Roll(next, seed)
@@ -263,7 +263,7 @@ func TestReleasedRollsDoNotCarryOver(t *testing.T) {
 // less 0.25 s: 0.05 or 0.15 s. A what-if's workload, submitted now, has
 // waited nothing: 0.1 to 0.4 s when it fits at the head.
 func TestRollTimesAnUntriedWorkloadByItsFirstAttempt(t *testing.T) {
-	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	e := testEngine(t, engineConfig{PriorMeanServiceSeconds: 20})
 	queue := func(untried bool) Queue {
 		q := paperQueue()
 		q.Running = q.Running[:2]

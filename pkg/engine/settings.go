@@ -69,7 +69,7 @@ func (s *Settings) NewEngine() (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(f, Config{
+	return newEngine(f, engineConfig{
 		PriorMeanServiceSeconds: s.PriorMeanService.Seconds(),
 		MinServiceSamples:       s.MinServiceSamples,
 		HorizonSeconds:          s.Horizon.Seconds(),

@@ -83,7 +83,7 @@ func TestRollDrawsEachShapesServiceFromItsOwnLaw(t *testing.T) {
 			approx: 0.2,
 		},
 	}
-	e := testEngine(t, Config{})
+	e := testEngine(t, engineConfig{})
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			rolled, err := e.Roll(queue(tc.stats), seed)
@@ -105,7 +105,7 @@ func TestRollDrawsEachShapesServiceFromItsOwnLaw(t *testing.T) {
 	// Before MinServiceSamples completions the roll is a-priori: the shape
 	// laws are not used, and no workload names one.
 	s := Stats{ShapeService: laws}
-	rolled, err := testEngine(t, Config{PriorMeanServiceSeconds: 10}).Roll(queue(s), seed)
+	rolled, err := testEngine(t, engineConfig{PriorMeanServiceSeconds: 10}).Roll(queue(s), seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ type Stats struct {
 	// ShapeService are the service samples of the demand shapes of a
 	// priority, for the priorities that have seen more than one shape: a
 	// workload of the priority and shape is rolled with its shape's law
-	// once the sample holds Config.MinServiceSamples (see newShapeLaws),
+	// once the sample holds engineConfig.MinServiceSamples (see newShapeLaws),
 	// over its priority's and the pooled one.
 	ShapeService []ShapeService
 	// PreemptionRate is μ_p, preempted workloads re-entering per second.

@@ -15,7 +15,7 @@ import (
 // and returns the engine with what it rolled.
 func rollPaperQueue(t *testing.T) (*Engine, Rolled) {
 	t.Helper()
-	e := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	e := testEngine(t, engineConfig{PriorMeanServiceSeconds: 20})
 	rolled, err := e.Roll(paperQueue(), seed)
 	if err != nil {
 		t.Fatalf("Roll: %v", err)
@@ -142,7 +142,7 @@ func TestWhatIfWithoutServiceLawIsImmediateOnlyAtTheHeadWhenItFits(t *testing.T)
 		q.Stats.AdmissionLatencySample = []float64{0.1, 0.3, 0.5, 0.7}
 		return q
 	}
-	e := testEngine(t, Config{})
+	e := testEngine(t, engineConfig{})
 	lawless, err := e.Roll(halfFull(), seed)
 	if err != nil {
 		t.Fatalf("Roll: %v", err)
@@ -150,7 +150,7 @@ func TestWhatIfWithoutServiceLawIsImmediateOnlyAtTheHeadWhenItFits(t *testing.T)
 	if lawless.Scene.queue.Service != nil {
 		t.Fatalf("the scene has a service law (%v); the test needs none", lawless.Method)
 	}
-	withLaw := testEngine(t, Config{PriorMeanServiceSeconds: 20})
+	withLaw := testEngine(t, engineConfig{PriorMeanServiceSeconds: 20})
 	lawful, err := withLaw.Roll(halfFull(), seed)
 	if err != nil {
 		t.Fatalf("Roll: %v", err)

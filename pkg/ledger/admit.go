@@ -77,7 +77,7 @@ func Admit[W, Q ~string, C comparable](book *Book[W, Q], qs *queuestats.Queues[Q
 	book.Forget(a.Key)
 	qs.ObserveAdmission(a.ClusterQueue, queuestats.Admission{At: a.At, QueuedSince: since, Arrived: arrived, HasArrival: hasArrival,
 		Untried: p.Untried(), Priority: a.Priority})
-	score, ok := ScoreOf(p, a.Key, a.ClusterQueue, a.Priority, since, a.At)
+	score, ok := scoreOf(p, a.Key, a.ClusterQueue, a.Priority, since, a.At)
 	if !ok {
 		return score, Unscored
 	}

@@ -2,7 +2,7 @@
 // workload, a [Line] with the first wait estimate published for it (and
 // when it was seen arriving), sharing a [Stamp] per refresh of its
 // ClusterQueue ([StampOf]) with what each baseline said from the same
-// state; at the workload's admission, [ScoreOf] judges every [Predictor]
+// state; at the workload's admission, [Admit] judges every [Predictor]
 // against the wait that remained from that moment, the moment a submitter
 // first saw an answer. A [Book] holds the pending workloads' lines, and a refresh's
 // [Writer] gives each its first estimate. [Admit] records an admission

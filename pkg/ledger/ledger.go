@@ -181,10 +181,10 @@ func NewLine[Q ~string](stamp *Stamp[Q], hasWait bool, mean, rawP50, rawP90 floa
 	return l
 }
 
-// ScoreOf judges the line l of the workload key of ClusterQueue cq, of the
+// scoreOf judges the line l of the workload key of ClusterQueue cq, of the
 // given priority, that queued at since and was admitted at admitted; false
 // when no estimate had been published for it.
-func ScoreOf[W, Q ~string](l Line[Q], key W, cq Q, priority int32, since, admitted time.Time) (Score[W, Q], bool) {
+func scoreOf[W, Q ~string](l Line[Q], key W, cq Q, priority int32, since, admitted time.Time) (Score[W, Q], bool) {
 	if l.Stamp == nil {
 		return Score[W, Q]{}, false
 	}

@@ -97,7 +97,7 @@ func TestScoreOf(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, ok := ScoreOf(tc.line, key, clusterQueueName("cq"), 7, tc.since, tc.admitted)
+			got, ok := scoreOf(tc.line, key, clusterQueueName("cq"), 7, tc.since, tc.admitted)
 			if ok != tc.wantOK {
 				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
 			}
