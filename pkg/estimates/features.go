@@ -86,6 +86,21 @@ type FeatureUse struct {
 	WaitForPodsReady bool
 }
 
+// UnmodelledOrdering is the admission order of the manager's that the
+// ClusterQueue of u is subject to and the forecast does not model (see
+// QueueModel.UnmodelledOrdering): admission fair sharing's, else fair
+// sharing's in a cohort, else none (""). It names the ordering of the
+// FeatureAdmissionFairSharing or FeatureFairSharing that Features lists.
+func (u FeatureUse) UnmodelledOrdering() Ordering {
+	switch {
+	case u.AdmissionFairSharing:
+		return OrderingAdmissionFairSharing
+	case u.InCohort && u.FairSharing:
+		return OrderingFairSharing
+	}
+	return ""
+}
+
 // Features lists the features of u in use, in the order of the
 // FeatureName constants, each with its coverage: nil when none is in use.
 // The coverage is that of this version of the estimator; a feature whose

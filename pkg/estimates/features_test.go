@@ -13,8 +13,9 @@ func TestFeaturesNamesEachFeatureInUseWithItsCoverage(t *testing.T) {
 		Coverage Coverage
 	}
 	cases := map[string]struct {
-		use  FeatureUse
-		want []named
+		use          FeatureUse
+		want         []named
+		wantOrdering Ordering
 	}{
 		"a ClusterQueue alone, nothing in use": {},
 		"preemption within the ClusterQueue is modelled": {
@@ -25,7 +26,8 @@ func TestFeaturesNamesEachFeatureInUseWithItsCoverage(t *testing.T) {
 			use: FeatureUse{NestedCohort: true, ReclaimsWithinCohort: true, BorrowsWithinCohort: true, FairSharing: true},
 		},
 		"a nested cohort with every cohort policy and fair sharing": {
-			use: FeatureUse{InCohort: true, NestedCohort: true, ReclaimsWithinCohort: true, BorrowsWithinCohort: true, FairSharing: true},
+			use:          FeatureUse{InCohort: true, NestedCohort: true, ReclaimsWithinCohort: true, BorrowsWithinCohort: true, FairSharing: true},
+			wantOrdering: OrderingFairSharing,
 			want: []named{
 				{FeatureCohortBorrowing, Approximated},
 				{FeatureHierarchicalCohorts, Approximated},
@@ -35,7 +37,8 @@ func TestFeaturesNamesEachFeatureInUseWithItsCoverage(t *testing.T) {
 			},
 		},
 		"topology, admission fair sharing, admission checks and waitForPodsReady": {
-			use: FeatureUse{TopologyAwareScheduling: true, AdmissionFairSharing: true, AdmissionChecks: true, WaitForPodsReady: true},
+			use:          FeatureUse{TopologyAwareScheduling: true, AdmissionFairSharing: true, AdmissionChecks: true, WaitForPodsReady: true},
+			wantOrdering: OrderingAdmissionFairSharing,
 			want: []named{
 				{FeatureAdmissionFairSharing, NotModelled},
 				{FeatureTopologyAwareScheduling, Approximated},
@@ -56,6 +59,9 @@ func TestFeaturesNamesEachFeatureInUseWithItsCoverage(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, gotNamed, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Features(%+v) (-want +got):\n%s", tc.use, diff)
+			}
+			if got := tc.use.UnmodelledOrdering(); got != tc.wantOrdering {
+				t.Errorf("UnmodelledOrdering of %+v = %q, want %q", tc.use, got, tc.wantOrdering)
 			}
 		})
 	}

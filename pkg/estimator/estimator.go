@@ -700,13 +700,8 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", rolled.ForecastErr)
 	}
 	model := queuestats.ModelOf(cqs.Name, now, view, &rolled, len(pending))
-	switch {
-	case e.opts.AdmissionFairSharing && in.spec.admissionScope:
-		model.UnmodelledOrdering = OrderingAdmissionFairSharing
-	case e.opts.FairSharing && cqs.HasParent():
-		model.UnmodelledOrdering = OrderingFairSharing
-	}
-	model.Features = estimates.Features(e.featureUse(cqs, in.spec.admissionScope))
+	use := e.featureUse(cqs, in.spec.admissionScope)
+	model.UnmodelledOrdering, model.Features = use.UnmodelledOrdering(), estimates.Features(use)
 	published.Fill(out, model, &rolled, view.Calibration, names, writer)
 	if cqs.HasParent() {
 		out.Cohort = cohort
