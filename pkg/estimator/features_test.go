@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -53,27 +54,29 @@ func TestQueueModelListsTheFeaturesTheClusterQueueUses(t *testing.T) {
 		},
 		cqs: []*kueue.ClusterQueue{every, never, checked, cpuQueue("plain", "2")},
 	}
+	// own are the features each ClusterQueue's own spec and cohort tree
+	// give it; the manager's settings add theirs, which come after them
+	// in the order of the FeatureName constants.
+	own := map[kueue.ClusterQueueReference][]estimates.FeatureName{
+		"every-policy": {estimates.FeaturePreemption, estimates.FeatureCohortBorrowing, estimates.FeatureHierarchicalCohorts,
+			estimates.FeatureReclaimWithinCohort, estimates.FeatureBorrowWithinCohort},
+		"never-preempts": {estimates.FeatureCohortBorrowing},
+		"checked":        {estimates.FeatureAdmissionChecks},
+		"plain":          nil,
+	}
 	tests := map[string]struct {
 		opts []Option
-		want map[kueue.ClusterQueueReference][]estimates.FeatureName
+		// added is what the options add to each ClusterQueue's own
+		// features.
+		added map[kueue.ClusterQueueReference][]estimates.FeatureName
 	}{
-		"the ClusterQueues' own features": {
-			want: map[kueue.ClusterQueueReference][]estimates.FeatureName{
-				"every-policy": {estimates.FeaturePreemption, estimates.FeatureCohortBorrowing, estimates.FeatureHierarchicalCohorts,
-					estimates.FeatureReclaimWithinCohort, estimates.FeatureBorrowWithinCohort},
-				"never-preempts": {estimates.FeatureCohortBorrowing},
-				"checked":        {estimates.FeatureAdmissionChecks},
-				"plain":          nil,
-			},
-		},
-		"with the manager's fair sharing and waitForPodsReady": {
+		"the ClusterQueues' own features": {},
+		"the manager's fair sharing, only in a cohort, and waitForPodsReady, everywhere": {
 			opts: []Option{WithFairSharing(true), WithWaitForPodsReady(true)},
-			want: map[kueue.ClusterQueueReference][]estimates.FeatureName{
-				"every-policy": {estimates.FeaturePreemption, estimates.FeatureCohortBorrowing, estimates.FeatureHierarchicalCohorts,
-					estimates.FeatureReclaimWithinCohort, estimates.FeatureBorrowWithinCohort, estimates.FeatureFairSharing,
-					estimates.FeatureWaitForPodsReady},
-				"never-preempts": {estimates.FeatureCohortBorrowing, estimates.FeatureFairSharing, estimates.FeatureWaitForPodsReady},
-				"checked":        {estimates.FeatureAdmissionChecks, estimates.FeatureWaitForPodsReady},
+			added: map[kueue.ClusterQueueReference][]estimates.FeatureName{
+				"every-policy":   {estimates.FeatureFairSharing, estimates.FeatureWaitForPodsReady},
+				"never-preempts": {estimates.FeatureFairSharing, estimates.FeatureWaitForPodsReady},
+				"checked":        {estimates.FeatureWaitForPodsReady},
 				"plain":          {estimates.FeatureWaitForPodsReady},
 			},
 		},
@@ -93,7 +96,11 @@ func TestQueueModelListsTheFeaturesTheClusterQueueUses(t *testing.T) {
 			for name, m := range e.Results().Queues() {
 				got[name] = featureNames(m)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			want := map[kueue.ClusterQueueReference][]estimates.FeatureName{}
+			for cq, features := range own {
+				want[cq] = append(slices.Clone(features), tc.added[cq]...)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("features (-want,+got):\n%s", diff)
 			}
 		})
