@@ -116,7 +116,7 @@ func TestAdmissionAfterReleasedQuotaIsRecordedAgain(t *testing.T) {
 	if n := e.statsFor("cq").Admissions.Count(); n != 2 {
 		t.Errorf("admissions counted = %d, want 2", n)
 	}
-	if _, ok := e.stats.AdmittedAt[workload.Key(p0)]; !ok {
+	if _, ok := e.state.Stats.AdmittedAt[workload.Key(p0)]; !ok {
 		t.Error("the second admission is not recorded")
 	}
 }
@@ -182,7 +182,7 @@ func TestRunningWorkloadsAgeFromTheInformersSightingOnEveryReplica(t *testing.T)
 				h.OnUpdate(p0, admittedCopy(p0))
 			}
 			e.mu.Lock()
-			at, ok := e.stats.AdmittedAt[workload.Key(p0)]
+			at, ok := e.state.Stats.AdmittedAt[workload.Key(p0)]
 			e.mu.Unlock()
 			if !ok || !eventTime(at).time().Equal(informed) {
 				t.Errorf("counted as admitted from %v (recorded %v), want the informer's sighting %v", eventTime(at).time(), ok, informed)

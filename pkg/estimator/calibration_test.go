@@ -20,12 +20,12 @@ func TestEachPriorityIsCalibratedApart(t *testing.T) {
 	at := t0
 	for i := range 4 * calibration.DefaultMinScores {
 		at = at.Add(time.Second)
-		cal, _ := e.shared.Calibration(s, 1)
+		cal, _ := e.state.Stats.Shared().Calibration(s, 1)
 		raw := 30.0 + float64(i%7)
-		e.shared.ObserveCalibration(s, at, cal, 1000, raw, 2*raw, raw/3)
-		e.shared.ObserveCalibration(s, at, cal, 0, raw, 2*raw, 3*raw)
+		e.state.Stats.Shared().ObserveCalibration(s, at, cal, 1000, raw, 2*raw, raw/3)
+		e.state.Stats.Shared().ObserveCalibration(s, at, cal, 0, raw, 2*raw, 3*raw)
 	}
-	cal, _ := e.shared.Calibration(s, 1)
+	cal, _ := e.state.Stats.Shared().Calibration(s, 1)
 	high, low := cal.Priorities[1000], cal.Priorities[0]
 	if !high.Applied || !low.Applied {
 		t.Fatalf("priority calibrators not applied after %d scores each: %+v", 4*calibration.DefaultMinScores, cal.Priorities)
@@ -55,20 +55,20 @@ func TestClusterQueueIsCalibratedByThePoolUntilItHasEnoughScores(t *testing.T) {
 		for i := range n {
 			at = at.Add(time.Second)
 			raw := 30.0 + float64(i%7)
-			cal, _ := e.shared.Calibration(s, 1)
-			e.shared.ObserveCalibration(s, at, cal, 0, raw, 2*raw, ratio*raw)
+			cal, _ := e.state.Stats.Shared().Calibration(s, 1)
+			e.state.Stats.Shared().ObserveCalibration(s, at, cal, 0, raw, 2*raw, ratio*raw)
 		}
 	}
 
-	if cal, _ := e.shared.Calibration(short, 1); cal.Pooled.Applied || cal.Q50 != 0 || cal.Q90 != 0 {
+	if cal, _ := e.state.Stats.Shared().Calibration(short, 1); cal.Pooled.Applied || cal.Q50 != 0 || cal.Q90 != 0 {
 		t.Fatalf("with no scores anywhere: %+v, want no adjustment", cal)
 	}
 	observe(long, calibration.DefaultMinScores-1, 3)
-	if cal, _ := e.shared.Calibration(short, 1); cal.Pooled.Applied || cal.Q50 != 0 {
+	if cal, _ := e.state.Stats.Shared().Calibration(short, 1); cal.Pooled.Applied || cal.Q50 != 0 {
 		t.Fatalf("with %d pooled scores: %+v, want no adjustment yet", calibration.DefaultMinScores-1, cal)
 	}
 	observe(long, 1, 3)
-	cal, _ := e.shared.Calibration(short, 1)
+	cal, _ := e.state.Stats.Shared().Calibration(short, 1)
 	if !cal.Pooled.Applied || cal.Q50 != cal.Pooled.Q50 || cal.Q90 != cal.Pooled.Q90 || !(cal.Q50 > 0) {
 		t.Fatalf("a ClusterQueue with no scores of its own: %+v, want the pool's positive adjustment", cal)
 	}
@@ -77,11 +77,11 @@ func TestClusterQueueIsCalibratedByThePoolUntilItHasEnoughScores(t *testing.T) {
 	}
 
 	observe(short, calibration.DefaultMinScores-1, 1.0/3)
-	if cal, _ := e.shared.Calibration(short, 1); cal.Q50 != cal.Pooled.Q50 {
+	if cal, _ := e.state.Stats.Shared().Calibration(short, 1); cal.Q50 != cal.Pooled.Q50 {
 		t.Fatalf("with %d scores of its own: Q50 %v, want the pool's %v", calibration.DefaultMinScores-1, cal.Q50, cal.Pooled.Q50)
 	}
 	observe(short, 1, 1.0/3)
-	cal, _ = e.shared.Calibration(short, 1)
+	cal, _ = e.state.Stats.Shared().Calibration(short, 1)
 	if !(cal.Q50 < 0 && cal.Q90 < 0) {
 		t.Errorf("with %d scores of its own, all a third of the raw forecast: Q50 %v, Q90 %v, want both below 0 (its own)", calibration.DefaultMinScores, cal.Q50, cal.Q90)
 	}

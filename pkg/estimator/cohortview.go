@@ -71,7 +71,7 @@ func (e *Estimator) specsOf(names []kueue.ClusterQueueReference) []queueSpec {
 	defer e.lockForRefresh().Unlock()
 	specs := make([]queueSpec, len(names))
 	for i, name := range names {
-		specs[i] = e.specs[name]
+		specs[i] = e.state.Spec(name)
 	}
 	return specs
 }

@@ -23,7 +23,6 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
-	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
@@ -31,6 +30,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
+	"github.com/kueue-waittime/kueue-waittime/pkg/tracker"
 )
 
 // SnapshotSource takes a snapshot of the scheduler cache; Kueue's
@@ -71,38 +71,12 @@ type Estimator struct {
 
 	mu  sync.Mutex
 	rng *rand.Rand
-	// stats holds each ClusterQueue's statistics, its cohort's last
-	// release of quota, the scheduler's busy time per cycle, and when each
-	// running workload was seen admitted and, evicted by preemption,
-	// evicted (see queuestats.Queues); shared is what the statistics pool:
-	// admission and first-attempt latencies, and the calibrators of the
-	// P50 and P90.
-	stats  *queuestats.Queues[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference]
-	shared *queuestats.Shared
-	// specs holds what the snapshot does not carry of each ClusterQueue.
-	specs map[kueue.ClusterQueueReference]queueSpec
-	// early holds the events seen before warming (see applyOrDefer).
-	early earlyevents.Buffer[workload.Reference, kueue.ClusterQueueReference]
-	// book holds, per pending workload, when this estimator saw it
-	// arrive and its line in the prediction ledger. API timestamps have
-	// one-second resolution; these have the clock's, which matters for
-	// short waits. Entries are removed at admission and deletion, so they
-	// are bounded by the pending workloads. book.Pending is kept by
-	// namespace and name (positions.Tracked: a 56-byte entry per workload
-	// and its share of a table of positions).
-	book ledger.Book[workload.Reference, kueue.ClusterQueueReference]
-	// changes holds the ClusterQueues an event changed since the last
-	// refresh took them (see recomputeSet), and the workloads seen
-	// arriving (or requeued by a preemption) that no refresh has published
-	// yet (see published.Changes and published.Relist).
-	changes *published.Changes[kueue.ClusterQueueReference, workload.Reference]
-	// parked holds the workloads seen arriving in a LocalQueue that Kueue's
-	// queue manager did not map to a ClusterQueue yet: its LocalQueue's
-	// event may reach the manager after the workload's reaches the
-	// estimator, and the manager then queues the workload without a new
-	// event. Each refresh looks them up again (resolveParkedArrivals);
-	// bounded by the pending workloads whose LocalQueue is unknown.
-	parked map[workload.Reference]parkedArrival
+	// state is what the event handlers learned since the estimator
+	// started and what a refresh reads of it (see tracker.State): the
+	// statistics, the prediction ledger's pending lines, what changed
+	// since the last refresh, the events seen before warming and the
+	// arrivals parked in unknown LocalQueues. Guarded by mu.
+	state *trackerState
 
 	// topology holds why TAS can never place some pending workloads
 	// (unplaceableByTopology); the scheduler's hook and the event handlers
@@ -125,16 +99,6 @@ type Estimator struct {
 // bounds what a refresh kept the scheduler waiting for this lock; release
 // it with Unlock, deferred, so that a panic releases it too.
 func (e *Estimator) lockForRefresh() lockhold.Hold { return e.refreshHolds.Lock() }
-
-// eventTime is a time this estimator saw something happen, in Unix
-// nanoseconds: a third of a time.Time, kept per pending and running
-// workload. It drops the monotonic reading; the times it orders come from
-// the same clock and are compared with wall times from the API anyway.
-type eventTime int64
-
-func eventTimeOf(t time.Time) eventTime { return eventTime(t.UnixNano()) }
-
-func (t eventTime) time() time.Time { return time.Unix(0, int64(t)).UTC() }
 
 // New returns an Estimator reading Kueue's scheduler cache and queue
 // manager, or an error for an invalid option.
@@ -170,11 +134,7 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		queues:    queues,
 		engine:    eng,
 		rng:       o.rng,
-		stats:     perQueue,
-		shared:    perQueue.Shared(),
-		specs:     make(map[kueue.ClusterQueueReference]queueSpec),
-		changes:   published.NewChanges[kueue.ClusterQueueReference, workload.Reference](),
-		parked:    make(map[workload.Reference]parkedArrival),
+		state:     tracker.New[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, utilqueue.LocalQueueReference, queueSpec](perQueue, o.log),
 	}
 	e.refreshHolds = lockhold.New(&e.mu, o.clock)
 	e.dirty.Store(true)
@@ -213,28 +173,17 @@ func (e *Estimator) recoverPanicAsError(where string, err *error) {
 	}
 }
 
-// statsFor returns the statistics of a ClusterQueue, creating them. The
-// caller holds e.mu.
-func (e *Estimator) statsFor(cq kueue.ClusterQueueReference) *queueStats { return e.stats.Of(cq) }
-
-// markChanged records that an event changed the inputs of ClusterQueue cq
-// (and so, through borrowing, of its cohort tree). The caller holds e.mu
-// and sets e.dirty.
-func (e *Estimator) markChanged(cq kueue.ClusterQueueReference) {
-	e.changes.Mark(cq)
-}
-
 // markAllChanged records that every ClusterQueue is to be recomputed.
 func (e *Estimator) markAllChanged() {
 	defer e.dirty.Store(true)
 	defer e.lockForRefresh().Unlock()
-	e.changes.MarkAll()
+	e.state.Changes.MarkAll()
 }
 
 // takeChanged returns and resets what changed since the last call.
 func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
 	defer e.lockForRefresh().Unlock()
-	return e.changes.Take()
+	return e.state.Changes.Take()
 }
 
 // Classify partitions a workload the scheduler could not admit (paper
@@ -358,7 +307,7 @@ func (e *Estimator) ObserveCycle(waitStart, start time.Time) {
 	defer e.recoverPanic("ObserveCycle")
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.stats.ObserveCycle(waitStart, start)
+	e.state.Stats.ObserveCycle(waitStart, start)
 }
 
 // ObserveAdmission records that the scheduler reserved quota for wl (the
@@ -409,17 +358,11 @@ func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score,
 
 // recordAdmission records the admission of wl at now, seen by the
 // Workload informer's update if informer, else by the scheduler's hook,
-// and scores its ledger line, once per admission (see ledger.Admit). The
-// caller holds e.mu.
+// and scores its ledger line, once per admission (see tracker.State.Admit).
+// The caller holds e.mu.
 func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, informer bool) (Score, ledger.Outcome) {
-	cq, key := wl.Status.Admission.ClusterQueue, workload.Key(wl)
-	score, outcome := ledger.Admit(&e.book, e.stats, admitted{Key: key, ClusterQueue: cq, Priority: priorityOf(wl),
+	return e.state.Admit(admitted{Key: workload.Key(wl), ClusterQueue: wl.Status.Admission.ClusterQueue, Priority: priorityOf(wl),
 		Created: wl.CreationTimestamp.Time, QueuedSince: queuedSince(wl), At: now, Informer: informer})
-	if outcome != ledger.AlreadyRecorded {
-		delete(e.parked, key)
-		e.markChanged(cq)
-	}
-	return score, outcome
 }
 
 // Start runs the refresh loop until ctx is done: every refresh period, if
@@ -457,8 +400,8 @@ func (e *Estimator) warmStart(ctx context.Context) {
 func (e *Estimator) markWarmed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.early.Warmed() {
-		e.replayEarlyEvents(nil)
+	if !e.state.Early.Warmed() {
+		e.state.Replay(nil)
 	}
 }
 
@@ -498,8 +441,8 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	}
 	e.keepUnchangedCohortMembers(start, cqs, prev, recompute)
 	next, outputs := published.Next(start, prev, places, recompute)
-	writer := ledger.NewWriter(&e.book, func() func() { return e.lockForRefresh().Unlock })
-	// After a panic too: what it took from e.book goes back.
+	writer := ledger.NewWriter(&e.state.Book, func() func() { return e.lockForRefresh().Unlock })
+	// After a panic too: what it took from e.state.Book goes back.
 	defer writer.Restore()
 	scratch := refreshScratches.Get().(*refreshScratch)
 	for name, out := range outputs {
@@ -528,10 +471,6 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 		"longestLockHold", e.refreshHolds.Longest())
 }
 
-// unlistedArrival is where and when a workload of Estimator.changes was
-// seen arriving.
-type unlistedArrival = published.Arrival[kueue.ClusterQueueReference]
-
 // relistUnpublished marks again as changed the ClusterQueue of every
 // workload seen arriving that the refresh at now recomputed without
 // publishing it, so that the next refresh looks again (see
@@ -539,10 +478,10 @@ type unlistedArrival = published.Arrival[kueue.ClusterQueueReference]
 func (e *Estimator) relistUnpublished(now time.Time, recomputed map[kueue.ClusterQueueReference]*queueResults) {
 	defer e.lockForRefresh().Unlock()
 	pending := func(name workloadName) bool {
-		_, ok := e.book.Pending.Get(name)
+		_, ok := e.state.Book.Pending.Get(name)
 		return ok
 	}
-	if published.Relist(e.changes, now, recomputed, pending, e.opts.MaxStaleness) {
+	if published.Relist(e.state.Changes, now, recomputed, pending, e.opts.MaxStaleness) {
 		e.dirty.Store(true)
 	}
 }
@@ -595,7 +534,7 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 		defer e.dirty.Store(true)
 		defer e.lockForRefresh().Unlock()
 		for _, name := range missing {
-			e.markChanged(name)
+			e.state.Changes.Mark(name)
 		}
 	}
 	return cqs, places, recompute, nil
@@ -651,22 +590,22 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	for _, c := range scratch.Untried {
 		pendingIn[c.Index].Untried, pendingIn[c.Index].WaitedSeconds = c.Untried, c.Waited
 	}
-	view := in.view
-	cohort := cohortViewOf(cqs, in.spec, now)
+	view := in.View
+	cohort := cohortViewOf(cqs, in.Spec, now)
 	capModel := cohort.Capacity
 	queue := engine.Queue{
 		Capacity:           capModel,
 		Running:            make([]engine.Running, 0, len(cqs.Workloads)),
 		Pending:            pendingIn,
-		Policy:             policyOf(in.spec.strategy),
-		WithinClusterQueue: preemptionOf(in.spec.withinClusterQueue),
-		CyclePeriodSeconds: in.cyclePeriod,
+		Policy:             policyOf(in.Spec.strategy),
+		WithinClusterQueue: preemptionOf(in.Spec.withinClusterQueue),
+		CyclePeriodSeconds: in.CyclePeriod,
 		Stats:              view.Stats,
 	}
 	for _, info := range cqs.Workloads {
 		r := engine.Running{Class: classes.Of(demandOf(info)), Usage: scratch.runningUsages().of(info),
 			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
-		at, ok := in.admitted[workload.Key(info.Obj)]
+		at, ok := in.Admitted[workload.Key(info.Obj)]
 		if !ok {
 			at, ok = admissionTime(info.Obj)
 		}
@@ -685,7 +624,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		queue.LentHolders = cohort.ReclaimedHolders(top, e.reclaimDelaysOf(cqs.Name, cohort.Sources))
 	}
 
-	rolled, err := e.engine.Roll(queue, in.seed)
+	rolled, err := e.engine.Roll(queue, in.Seed)
 	defer rolled.Release()
 	if err != nil {
 		e.setQuotablePending(cqs.Name, len(pending))
@@ -700,7 +639,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		e.opts.log.V(4).Info("Wait time forecast failed", "clusterQueue", cqs.Name, "err", rolled.ForecastErr)
 	}
 	model := queuestats.ModelOf(cqs.Name, now, view, &rolled, len(pending))
-	use := e.featureUse(cqs, in.spec.admissionScope)
+	use := e.featureUse(cqs, in.Spec.admissionScope)
 	model.UnmodelledOrdering, model.Features = use.UnmodelledOrdering(), estimates.Features(use)
 	published.Fill(out, model, &rolled, view.Calibration, names, writer)
 	if cqs.HasParent() {
@@ -808,41 +747,20 @@ func (s *refreshScratch) drop() {
 // to tell, all of them count.
 func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
 	defer e.lockForRefresh().Unlock()
-	e.statsFor(cq).QuotablePending = n
-}
-
-// queueInputs is what a refresh of one ClusterQueue reads from the
-// estimator's guarded state, copied under the lock.
-type queueInputs struct {
-	admitted    map[workload.Reference]time.Time
-	view        statsView
-	spec        queueSpec
-	cyclePeriod float64
-	// seed seeds the roll's random numbers, and the what-if forecasts' on
-	// this refresh's state (see engine.Scene).
-	seed [2]uint64
+	e.state.Stats.Of(cq).QuotablePending = n
 }
 
 // reclaimDelaysOf returns what a reclaim by lender takes from the holders
 // of its lent quota (see queuestats.Queues.ReclaimDelaysOf).
 func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) cohortview.Delays[kueue.ClusterQueueReference] {
 	defer e.lockForRefresh().Unlock()
-	return e.stats.ReclaimDelaysOf(lender, sources)
+	return e.state.Stats.ReclaimDelaysOf(lender, sources)
 }
 
 // queueInputs copies, under e.mu, what the refresh of cqs needs of the
-// estimator's state; it marks which of the untried candidates are (see
-// ledger.Book.MarkUntried; names are the pending workloads' names). It
-// hands ledger the workloads registered without a ledger line since it
-// last took them (see ledger.Writer).
+// estimator's state (see tracker.State.Inputs; names are the pending
+// workloads' names, untried the untried candidates among them).
 func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []engine.Candidate, writer *ledgerWriter) queueInputs {
 	defer e.lockForRefresh().Unlock()
-	writer.TakeUnledgered()
-	e.book.MarkUntried(names, untried, now)
-	in := queueInputs{admitted: e.stats.AdmittedTimes(maps.Keys(cqs.Workloads), len(cqs.Workloads))}
-	in.view = e.stats.RollView(cqs.Name, e.opts.PriorMeanService.Seconds())
-	in.spec = e.specs[cqs.Name]
-	in.cyclePeriod = e.stats.CyclePeriod()
-	in.seed = [2]uint64{e.rng.Uint64(), e.rng.Uint64()}
-	return in
+	return e.state.Inputs(now, cqs.Name, maps.Keys(cqs.Workloads), len(cqs.Workloads), names, untried, writer, e.opts.PriorMeanService.Seconds(), e.rng)
 }

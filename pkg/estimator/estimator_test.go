@@ -601,8 +601,8 @@ func TestEventTimesHaveClockResolution(t *testing.T) {
 	if mean, _ := s.Service.Mean(); mean != 2.5 {
 		t.Errorf("observed service = %vs, want 2.5s (from the events, not the conditions' seconds)", mean)
 	}
-	if e.book.Pending.Len() != 0 || len(e.stats.AdmittedAt) != 0 {
-		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.book.Pending, e.stats.AdmittedAt)
+	if e.state.Book.Pending.Len() != 0 || len(e.state.Stats.AdmittedAt) != 0 {
+		t.Errorf("per-workload times leaked: pending %v, admitted %v", &e.state.Book.Pending, e.state.Stats.AdmittedAt)
 	}
 }
 
@@ -770,7 +770,7 @@ func TestPreemptionDelayIsMeasuredApart(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.shared.View(e.statsFor("cq"))
+	v := e.state.Stats.Shared().View(e.statsFor("cq"))
 	e.mu.Unlock()
 	type delays struct{ AdmissionLatency, PreemptionDelay float64 }
 	want := delays{AdmissionLatency: 1, PreemptionDelay: 3}
@@ -787,7 +787,7 @@ func TestReclaimDoesNotMeasureAPreemptionDelay(t *testing.T) {
 	e.Refresh(env.ctx)
 	preemptThenAdmitFor(env, e, kueue.InCohortReclamationReason)
 	e.mu.Lock()
-	v := e.shared.View(e.statsFor("cq"))
+	v := e.state.Stats.Shared().View(e.statsFor("cq"))
 	e.mu.Unlock()
 	if v.PreemptionDelay != 0 {
 		t.Errorf("preemption delay after a reclaim = %v s, want none measured (0)", v.PreemptionDelay)
@@ -922,7 +922,7 @@ func TestPreemptionDelayAddsTheWriteLag(t *testing.T) {
 	preemptThenAdmit(env, e)
 
 	e.mu.Lock()
-	v := e.shared.View(e.statsFor("cq"))
+	v := e.state.Stats.Shared().View(e.statsFor("cq"))
 	e.mu.Unlock()
 	if diff := cmp.Diff(3.25, v.PreemptionDelay, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("preemption delay in seconds (-want +got):\n%s", diff)
@@ -978,7 +978,7 @@ func TestPreemptionReactionIsMeasuredFromThePreemptorsArrival(t *testing.T) {
 			e.ObserveAdmission(in, env.clock.Now())
 
 			e.mu.Lock()
-			v := e.shared.View(e.statsFor("cq"))
+			v := e.state.Stats.Shared().View(e.statsFor("cq"))
 			e.mu.Unlock()
 			type got struct {
 				Reactions, Delays []float64
@@ -1027,7 +1027,7 @@ func TestCompletionMeasuresLatencyOnlyWithQuotableWorkloadsPending(t *testing.T)
 			e.ObserveAdmission(runningWorkload("later", "cq", "500m", env.clock.Now()), env.clock.Now())
 
 			e.mu.Lock()
-			v := e.shared.View(e.statsFor("cq"))
+			v := e.state.Stats.Shared().View(e.statsFor("cq"))
 			e.mu.Unlock()
 			if diff := cmp.Diff(tc.want, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("latency sample in seconds (-want +got):\n%s", diff)
@@ -1054,7 +1054,7 @@ func TestAdmissionLatencySampleIsKept(t *testing.T) {
 		e.ObserveAdmission(runningWorkload(fmt.Sprintf("a%d", i), "cq", "500m", env.clock.Now()), env.clock.Now())
 	}
 	e.mu.Lock()
-	v := e.shared.View(e.statsFor("cq"))
+	v := e.state.Stats.Shared().View(e.statsFor("cq"))
 	e.mu.Unlock()
 	slices.Sort(v.AdmissionLatencySample)
 	if diff := cmp.Diff([]float64{0.5, 1, 3}, v.AdmissionLatencySample, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
@@ -1093,11 +1093,11 @@ func TestRollDrawsTheSharedLatencyUntilItsOwnHasEnough(t *testing.T) {
 			for cq, sample := range map[kueue.ClusterQueueReference][]float64{"quiet": tc.quiet, "busy": tc.busy} {
 				for _, d := range sample {
 					e.statsFor(cq).AdmissionLatency.ObserveAt(env.clock.Now(), d)
-					e.shared.AdmissionLatency.ObserveAt(env.clock.Now(), d)
+					e.state.Stats.Shared().AdmissionLatency.ObserveAt(env.clock.Now(), d)
 				}
 			}
 			var got latency
-			got.Mean, got.Sample = e.shared.Latency(e.statsFor("quiet"))
+			got.Mean, got.Sample = e.state.Stats.Shared().Latency(e.statsFor("quiet"))
 			slices.Sort(got.Sample)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("latency quiet rolls with (-want +got):\n%s", diff)

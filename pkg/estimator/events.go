@@ -3,7 +3,6 @@ package estimator
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -104,19 +103,15 @@ func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec)
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.specs[cq] = spec
-	e.stats.SetCohort(cq, spec.cohort)
-	e.markChanged(cq)
+	e.state.SetSpec(cq, spec, spec.cohort)
+	e.state.Changes.Mark(cq)
 }
 
 func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	delete(e.specs, cq)
-	e.stats.Forget(cq)
-	e.markChanged(cq)
-	e.changes.ForgetClusterQueue(cq)
+	e.state.ForgetClusterQueue(cq)
 }
 
 // onWorkloadDelete forgets a workload. One deleted while pending with a
@@ -131,23 +126,13 @@ func (e *Estimator) onWorkloadDelete(wl *kueue.Workload) {
 	}
 }
 
-// forgetWorkload forgets a deleted workload (see ledger.Delete), which was
-// in ClusterQueue queue if known.
+// forgetWorkload forgets a deleted workload (see tracker.State.Delete),
+// which was in ClusterQueue queue if known.
 func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQueueReference, known bool) (kueue.ClusterQueueReference, bool) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	tracked, cq, unscored := ledger.Delete(&e.book, e.stats, key)
-	switch {
-	case known:
-		e.markChanged(queue)
-	case tracked:
-		// Tracked, but its ClusterQueue is no longer known: it may be in
-		// any of them.
-		e.changes.MarkAll()
-	}
-	delete(e.parked, key)
-	return cq, unscored
+	return e.state.Delete(key, queue, known)
 }
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
@@ -159,44 +144,23 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
 	key := workload.Key(wl)
-	arrival := parkedArrival{name: nameOf(wl), localQueue: utilqueue.KeyFromWorkload(wl), created: wl.CreationTimestamp.Time, at: now, priority: priorityOf(wl)}
-	cq, ok := e.queues.ClusterQueueFromLocalQueue(arrival.localQueue)
+	arrival := parkedArrival{Name: nameOf(wl), LocalQueue: utilqueue.KeyFromWorkload(wl), Created: wl.CreationTimestamp.Time, At: now, Priority: priorityOf(wl)}
+	cq, ok := e.queues.ClusterQueueFromLocalQueue(arrival.LocalQueue)
 	if !ok {
 		e.park(key, arrival)
 		return
 	}
-	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: earlyevents.Arrival, Apply: func() { e.recordArrival(key, cq, arrival) }})
-}
-
-// parkedArrival is a workload's arrival as onWorkloadAdd saw it: its
-// name (the object's strings), its LocalQueue, its creation timestamp,
-// when the event came, its priority.
-type parkedArrival struct {
-	name       workloadName
-	localQueue utilqueue.LocalQueueReference
-	created    time.Time
-	at         time.Time
-	priority   int32
-}
-
-// recordArrival records that workload key arrived in cq as a says. Under
-// e.mu.
-func (e *Estimator) recordArrival(key workload.Reference, cq kueue.ClusterQueueReference, a parkedArrival) {
-	e.book.Track(key, a.name, ledger.ArrivalOffset(a.created, a.at))
-	e.changes.Unlisted[key] = unlistedArrival{ClusterQueue: cq, At: int64(eventTimeOf(a.at))}
-	e.statsFor(cq).ObserveArrival(a.at, a.priority)
-	e.opts.log.V(3).Info("Wait time estimator observed an arrival", "workload", key, "clusterQueue", cq)
+	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: earlyevents.Arrival, Apply: func() { e.state.Arrive(key, cq, arrival) }})
 }
 
 // park keeps the arrival of a workload whose LocalQueue the queue manager
-// does not map to a ClusterQueue (see Estimator.parked), and asks for a
+// does not map to a ClusterQueue (see tracker.State.Park), and asks for a
 // refresh, which looks it up again.
 func (e *Estimator) park(key workload.Reference, a parkedArrival) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.parked[key] = a
-	e.opts.log.V(3).Info("Wait time estimator parked an arrival in an unknown LocalQueue", "workload", key, "localQueue", a.localQueue)
+	e.state.Park(key, a)
 }
 
 // resolveParkedArrivals records, in its ClusterQueue, the arrival of every
@@ -216,9 +180,9 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 	var found []resolved
 	again := false
 	for key, a := range e.parkedArrivals() {
-		if cq, ok := e.queues.ClusterQueueFromLocalQueue(a.localQueue); ok {
+		if cq, ok := e.queues.ClusterQueueFromLocalQueue(a.LocalQueue); ok {
 			found = append(found, resolved{key: key, cq: cq, a: a})
-		} else if now.Sub(a.at) < e.opts.MaxStaleness {
+		} else if now.Sub(a.At) < e.opts.MaxStaleness {
 			again = true
 		}
 	}
@@ -231,23 +195,14 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 	defer e.dirty.Store(true)
 	defer e.lockForRefresh().Unlock()
 	for _, r := range found {
-		e.applyOrDeferLocked(earlyEvent{Key: r.key, ClusterQueue: r.cq, Kind: earlyevents.Arrival, Apply: func() {
-			if e.parked[r.key] != r.a {
-				return
-			}
-			delete(e.parked, r.key)
-			e.recordArrival(r.key, r.cq, r.a)
-		}})
+		e.state.Resolve(r.key, r.cq, r.a)
 	}
 }
 
-// parkedArrivals returns a copy of Estimator.parked, nil when empty.
+// parkedArrivals returns a copy of the parked arrivals, nil when none.
 func (e *Estimator) parkedArrivals() map[workload.Reference]parkedArrival {
 	defer e.lockForRefresh().Unlock()
-	if len(e.parked) == 0 {
-		return nil
-	}
-	return maps.Clone(e.parked)
+	return e.state.Parked()
 }
 
 func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
@@ -270,7 +225,7 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		key := workload.Key(newWl)
 		now := e.opts.clock.Now()
 		e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: admission.ClusterQueue, Kind: earlyevents.Release, Apply: func() {
-			e.stats.Release(key, admission.ClusterQueue, now)
+			e.state.Stats.Release(key, admission.ClusterQueue, now)
 		}})
 		// The same update may carry the preemption: go on.
 	}
@@ -296,20 +251,11 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		// The shape's service sample is keyed as its admissions are.
 		shapeKey, _, _ = admittedDemand(admission)
 	}
+	end := queuestats.End{Finished: finished, Preempted: preempted,
+		Priority: priorityOf(newWl), ShapeKey: shapeKey, Span: span, HasSpan: hasSpan, EvictedAt: evictedAt,
+		Released: newWl.Status.Admission == nil, InClusterQueue: preempted && preemptedInClusterQueue(newWl)}
 	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: kind, Apply: func() {
-		service, observed := e.stats.End(key, cq, now, queuestats.End{Finished: finished, Preempted: preempted,
-			Priority: priorityOf(newWl), ShapeKey: shapeKey, Span: span, HasSpan: hasSpan, EvictedAt: evictedAt,
-			Released: newWl.Status.Admission == nil, InClusterQueue: preempted && preemptedInClusterQueue(newWl)})
-		if observed {
-			e.opts.log.V(3).Info("Wait time estimator observed a completion", "workload", key, "clusterQueue", cq, "serviceTime", service.End.Sub(service.Start))
-		}
-		if preempted {
-			// It re-enters the queue now, with a new ledger line to come;
-			// Kueue requeues it with a backoff, not as a first attempt.
-			e.book.Track(key, nameOf(newWl), ledger.ArrivalOffset(created, now)|ledger.TriedBit)
-			e.changes.Unlisted[key] = unlistedArrival{ClusterQueue: cq, At: int64(eventTimeOf(now))}
-			e.opts.log.V(3).Info("Wait time estimator observed a preemption", "workload", key, "clusterQueue", cq)
-		}
+		e.state.End(key, cq, now, end, nameOf(newWl), created)
 	}})
 }
 
@@ -334,10 +280,10 @@ func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if ok1 {
-		e.markChanged(before)
+		e.state.Changes.Mark(before)
 	}
 	if ok2 {
-		e.markChanged(after)
+		e.state.Changes.Mark(after)
 	}
 }
 
@@ -361,14 +307,12 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message
 }
 
-// markTried sets ledger.TriedBit on a pending workload the estimator tracks; it
-// does nothing to one it does not.
+// markTried sets ledger.TriedBit on a pending workload the estimator
+// tracks (see tracker.State.MarkTried).
 func (e *Estimator) markTried(key workload.Reference) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if p := e.book.Pending.Find(nameFromReference(key)); p != nil {
-		p.Arrived |= ledger.TriedBit
-	}
+	e.state.MarkTried(nameFromReference(key))
 }
 
 // onAdmitted records an admission the informer saw, as ObserveAdmission
@@ -386,7 +330,7 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	if e.applyOrDefer(earlyEvent{Key: workload.Key(wl), ClusterQueue: wl.Status.Admission.ClusterQueue, Kind: earlyevents.Admission, Apply: func() {
 		score, outcome = e.recordAdmission(wl, now, true)
 		if hasShape {
-			e.statsFor(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, priorityOf(wl), shapeKey, demand)
+			e.state.Stats.Of(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, priorityOf(wl), shapeKey, demand)
 		}
 	}}) {
 		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
@@ -397,7 +341,7 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 }
 
 // earlyEvent is a workload transition the event handlers saw; before the
-// estimator is warm it waits in e.early (see earlyevents.Buffer).
+// estimator is warm it waits in its state (see tracker.State.ApplyOrDefer).
 type earlyEvent = earlyevents.Event[workload.Reference, kueue.ClusterQueueReference]
 
 // applyOrDefer applies an event now, or keeps it for the warm start, and
@@ -406,25 +350,7 @@ func (e *Estimator) applyOrDefer(ev earlyEvent) (applied bool) {
 	defer e.dirty.Store(true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.applyOrDeferLocked(ev)
-}
-
-// applyOrDeferLocked is applyOrDefer for a caller that holds e.mu and sets
-// e.dirty.
-func (e *Estimator) applyOrDeferLocked(ev earlyEvent) (applied bool) {
-	e.markChanged(ev.ClusterQueue)
-	return e.early.ApplyOrKeep(ev)
-}
-
-// replayEarlyEvents applies the events kept before warming, but those
-// listed holds already (nil: none), and makes the estimator warm. The
-// caller holds e.mu.
-func (e *Estimator) replayEarlyEvents(listed map[workload.Reference]earlyevents.Listed) {
-	kept, applied, dropped := e.early.Warm(listed)
-	if kept > 0 || dropped > 0 {
-		e.opts.log.V(2).Info("Wait time estimator replayed the events seen before it was warm",
-			"events", kept, "applied", applied, "dropped", dropped)
-	}
+	return e.state.ApplyOrDefer(ev)
 }
 
 // WarmStart seeds the statistics from the Workload and ClusterQueue objects
@@ -488,15 +414,9 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 	defer e.mu.Unlock()
 	for i := range cqs.Items {
 		name, spec := kueue.ClusterQueueReference(cqs.Items[i].Name), queueSpecOf(&cqs.Items[i])
-		e.specs[name] = spec
-		e.stats.SetCohort(name, spec.cohort)
+		e.state.SetSpec(name, spec, spec.cohort)
 	}
-	for cq, s := range per {
-		e.statsFor(cq).Seed(s)
-	}
-	e.book.TrackListed(pendingKeys)
-	e.replayEarlyEvents(listed)
-	e.changes.MarkAll()
+	e.state.Warm(per, pendingKeys, listed)
 	e.dirty.Store(true)
 	e.opts.log.V(2).Info("Wait time estimator warmed from the cache", "workloads", len(wls.Items), "clusterQueues", len(per))
 	return nil

@@ -114,7 +114,7 @@ func TestFirstAttemptLatencyIsMeasuredOnlyForUntriedWorkloads(t *testing.T) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			own := e.statsFor("cq").FirstAttemptLatency.AppendValues(nil)
-			shared := e.shared.FirstAttemptLatency.AppendValues(nil)
+			shared := e.state.Stats.Shared().FirstAttemptLatency.AppendValues(nil)
 			if diff := cmp.Diff(tc.want, own, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("the ClusterQueue's first-attempt latencies in seconds (-want +got):\n%s", diff)
 			}
@@ -157,7 +157,7 @@ func TestPendingUpdatesMarkAWorkloadTried(t *testing.T) {
 			}
 			e.mu.Lock()
 			defer e.mu.Unlock()
-			p, ok := e.book.Pending.Get(nameFromReference(workload.Key(p0)))
+			p, ok := e.state.Book.Pending.Get(nameFromReference(workload.Key(p0)))
 			if !ok {
 				t.Fatal("p0 is not tracked")
 			}
@@ -216,7 +216,7 @@ func TestPreemptedWorkloadReentersTried(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	victim := runningWorkload("r8", "cq", "500m", t0.Add(-20*time.Second))
-	p, ok := e.book.Pending.Get(nameFromReference(workload.Key(victim)))
+	p, ok := e.state.Book.Pending.Get(nameFromReference(workload.Key(victim)))
 	if !ok {
 		t.Fatal("the preempted r8 is not tracked as pending")
 	}

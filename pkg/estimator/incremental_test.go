@@ -378,9 +378,9 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 				}
 			}
 			e.mu.Lock()
-			changed, _ := e.changes.Take()
+			changed, _ := e.state.Changes.Take()
 			_, again := changed["c"]
-			_, tracked := e.changes.Unlisted[workload.Key(arrived)]
+			_, tracked := e.state.Changes.Unlisted[workload.Key(arrived)]
 			e.mu.Unlock()
 			if again != tc.wantAgain || tracked != tc.wantAgain {
 				t.Errorf("after the second refresh c is to be recomputed = %v and the arrival awaited = %v, want %v", again, tracked, tc.wantAgain)

@@ -121,8 +121,8 @@ func TestLedgerReportsWhatItCannotScore(t *testing.T) {
 	if diff := cmp.Diff(want, rep.unscored); diff != "" {
 		t.Errorf("unscored (-want,+got):\n%s", diff)
 	}
-	if len(rep.scores) != 0 || e.book.Pending.Len() != 0 {
-		t.Errorf("scores %v, lines left %v", rep.scores, &e.book.Pending)
+	if len(rep.scores) != 0 || e.state.Book.Pending.Len() != 0 {
+		t.Errorf("scores %v, lines left %v", rep.scores, &e.state.Book.Pending)
 	}
 }
 
@@ -226,8 +226,8 @@ func TestHooksHandlersRefreshAndReadsRunConcurrently(t *testing.T) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.book.Pending.Len() != 0 {
-		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.book.Pending.Len())
+	if e.state.Book.Pending.Len() != 0 {
+		t.Errorf("%d workloads still tracked after every one was admitted and deleted", e.state.Book.Pending.Len())
 	}
 }
 
@@ -347,11 +347,11 @@ func TestNoEventLostDuringWarmStart(t *testing.T) {
 	if got := s.Service.Count(); got != 2 {
 		t.Errorf("service observations = %d, want 2 (r0 once, r1)", got)
 	}
-	if _, ok := e.book.Pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
+	if _, ok := e.state.Book.Pending.Get(workloadName{Namespace: "ns", Name: "new"}); !ok {
 		t.Error("the workload that arrived during the warm start is not tracked")
 	}
-	if e.early.Len() != 0 {
-		t.Errorf("%d events left waiting", e.early.Len())
+	if e.state.Early.Len() != 0 {
+		t.Errorf("%d events left waiting", e.state.Early.Len())
 	}
 }
 
@@ -544,8 +544,8 @@ func TestArrivalInALocalQueueTheManagerMapsLateIsScored(t *testing.T) {
 			env.clock.Step(time.Second)
 			e.Refresh(env.ctx)
 			e.mu.Lock()
-			p, pending := e.book.Pending.Get(nameFromReference(workload.Key(wl)))
-			parked := len(e.parked)
+			p, pending := e.state.Book.Pending.Get(nameFromReference(workload.Key(wl)))
+			parked := len(e.state.Parked())
 			e.mu.Unlock()
 			if pending != tc.wantPending || parked != 0 {
 				t.Fatalf("tracked as pending: %v, want %v; %d arrivals still parked, want 0", pending, tc.wantPending, parked)
@@ -599,16 +599,16 @@ func TestUnmappedArrivalIsLookedUpEveryPeriodOnlyWhileYoung(t *testing.T) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.parked["ns/orphan"]; !ok {
+	if _, ok := e.state.Parked()["ns/orphan"]; !ok {
 		t.Error("the arrival was dropped; it stays parked until its LocalQueue is mapped or it goes")
 	}
 }
 
-// unledgeredKeys is the sorted keys of the workloads e.book holds without a line.
+// unledgeredKeys is the sorted keys of the workloads e.state.Book holds without a line.
 func unledgeredKeys(e *Estimator) []workload.Reference {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return slices.Sorted(e.book.Unledgered())
+	return slices.Sorted(e.state.Book.Unledgered())
 }
 
 // stamped reports whether workload wl has a ledger line.

@@ -105,7 +105,7 @@ func TestLenderWaitsForItsLentQuota(t *testing.T) {
 			if tc.measured {
 				e.mu.Lock()
 				e.statsFor("lender").AdmissionLatency.ObserveAt(env.clock.Now(), 0.1)
-				e.shared.AdmissionLatency.ObserveAt(env.clock.Now(), 0.1)
+				e.state.Stats.Shared().AdmissionLatency.ObserveAt(env.clock.Now(), 0.1)
 				e.statsFor("lender").WriteLag.Observe(0.05)
 				e.statsFor("borrower").ReleaseDelay.Observe(0.3)
 				e.mu.Unlock()

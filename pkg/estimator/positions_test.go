@@ -7,6 +7,6 @@ import (
 // trackedOf is what e tracks of the pending workload key (zero if
 // nothing).
 func trackedOf(e *Estimator, key workload.Reference) trackedWorkload {
-	p, _ := e.book.Pending.Get(nameFromReference(key))
+	p, _ := e.state.Book.Pending.Get(nameFromReference(key))
 	return p
 }

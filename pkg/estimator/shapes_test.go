@@ -142,7 +142,7 @@ func serviceByShapeAfterCompletions(t *testing.T, n int, cpus []string, seconds 
 	e.markWarmed()
 	completeInTurn(env, e, n, cpuInTurn(cpus), seconds)
 	e.mu.Lock()
-	v := e.shared.View(e.statsFor("cq"))
+	v := e.state.Stats.Shared().View(e.statsFor("cq"))
 	e.mu.Unlock()
 	means = make(map[int64]float64)
 	for _, sh := range v.ShapeService {

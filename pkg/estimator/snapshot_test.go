@@ -203,7 +203,7 @@ func TestClusterQueueGoneBeforeItsTreeSnapshotIsRecomputedNextRefresh(t *testing
 		}
 	}
 	e.mu.Lock()
-	changed, _ := e.changes.Take()
+	changed, _ := e.state.Changes.Take()
 	_, again := changed["c"]
 	e.mu.Unlock()
 	if !again || !e.dirty.Load() {
