@@ -69,9 +69,5 @@ func (e *Estimator) keepUnchangedCohortMembers(now time.Time, cqs map[kueue.Clus
 // specsOf returns the specs of the named ClusterQueues, in order.
 func (e *Estimator) specsOf(names []kueue.ClusterQueueReference) []queueSpec {
 	defer e.lockForRefresh().Unlock()
-	specs := make([]queueSpec, len(names))
-	for i, name := range names {
-		specs[i] = e.state.Spec(name)
-	}
-	return specs
+	return e.state.Specs(names)
 }

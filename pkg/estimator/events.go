@@ -18,6 +18,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 	"github.com/kueue-waittime/kueue-waittime/pkg/stats"
+	"github.com/kueue-waittime/kueue-waittime/pkg/tracker"
 )
 
 // WorkloadEventHandler returns the handler to register on the manager's
@@ -165,27 +166,14 @@ func (e *Estimator) park(key workload.Reference, a parkedArrival) {
 
 // resolveParkedArrivals records, in its ClusterQueue, the arrival of every
 // parked workload whose LocalQueue the queue manager now maps, at the
-// time it was seen arriving. The lookups run without e.mu, as
+// time it was seen arriving (see tracker.Lookup and
+// tracker.State.Resolve). The lookups run without e.mu, as
 // onWorkloadAdd's do; an arrival parked again, admitted or deleted
 // meanwhile is left as it is. While an arrival parked less than the
 // maximum staleness ago is still unmapped, the next refresh period looks
-// again; after that, only refreshes that run anyway do (a LocalQueue
-// that never comes costs no refreshes of its own).
+// again.
 func (e *Estimator) resolveParkedArrivals(now time.Time) {
-	type resolved struct {
-		key workload.Reference
-		cq  kueue.ClusterQueueReference
-		a   parkedArrival
-	}
-	var found []resolved
-	again := false
-	for key, a := range e.parkedArrivals() {
-		if cq, ok := e.queues.ClusterQueueFromLocalQueue(a.LocalQueue); ok {
-			found = append(found, resolved{key: key, cq: cq, a: a})
-		} else if now.Sub(a.At) < e.opts.MaxStaleness {
-			again = true
-		}
-	}
+	found, again := tracker.Lookup(e.parkedArrivals(), e.queues.ClusterQueueFromLocalQueue, now, e.opts.MaxStaleness)
 	if again {
 		e.dirty.Store(true)
 	}
@@ -194,8 +182,8 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 	}
 	defer e.dirty.Store(true)
 	defer e.lockForRefresh().Unlock()
-	for _, r := range found {
-		e.state.Resolve(r.key, r.cq, r.a)
+	for _, f := range found {
+		e.state.Resolve(f)
 	}
 }
 

@@ -86,8 +86,15 @@ func (s *State[Q, C, W, L, S]) SetSpec(cq Q, spec S, cohort C) {
 	s.Stats.SetCohort(cq, cohort)
 }
 
-// Spec is the spec recorded of ClusterQueue cq (the zero S for none).
-func (s *State[Q, C, W, L, S]) Spec(cq Q) S { return s.specs[cq] }
+// Specs returns the specs recorded of the named ClusterQueues, in order
+// (the zero S for one without).
+func (s *State[Q, C, W, L, S]) Specs(names []Q) []S {
+	specs := make([]S, len(names))
+	for i, name := range names {
+		specs[i] = s.specs[name]
+	}
+	return specs
+}
 
 // ForgetClusterQueue forgets a deleted ClusterQueue: its spec, its
 // statistics and its unpublished arrivals; it marks it changed.
@@ -122,17 +129,44 @@ func (s *State[Q, C, W, L, S]) Parked() map[W]Arrival[L] {
 	return maps.Clone(s.parked)
 }
 
-// Resolve records, in ClusterQueue cq, the arrival a that was parked for
-// workload key, at the time it was seen arriving, unless it was parked
-// again, admitted or deleted since (Parked's copy was taken without the
-// lock): the arrival waits for the warm start as any other.
-func (s *State[Q, C, W, L, S]) Resolve(key W, cq Q, a Arrival[L]) {
-	s.ApplyOrDefer(earlyevents.Event[W, Q]{Key: key, ClusterQueue: cq, Kind: earlyevents.Arrival, Apply: func() {
-		if s.parked[key] != a {
+// Found is a parked arrival whose LocalQueue the queue manager now maps
+// to ClusterQueue ClusterQueue (see Lookup).
+type Found[Q, W ~string, L comparable] struct {
+	Key          W
+	ClusterQueue Q
+	Arrival      Arrival[L]
+}
+
+// Lookup looks up again, with lookup, the LocalQueue of each of the
+// parked arrivals (Parked's copy): it returns those now mapped to a
+// ClusterQueue, and whether one parked less than maxStaleness before now
+// is still unmapped, for which the next refresh period looks again (after
+// that, only refreshes that run anyway do: a LocalQueue that never comes
+// costs no refreshes of its own). It reads no State: the caller runs it,
+// and the queue manager's lookups, without its lock.
+func Lookup[Q, W ~string, L comparable](parked map[W]Arrival[L], lookup func(L) (Q, bool), now time.Time, maxStaleness time.Duration) (
+	found []Found[Q, W, L], again bool) {
+	for key, a := range parked {
+		if cq, ok := lookup(a.LocalQueue); ok {
+			found = append(found, Found[Q, W, L]{Key: key, ClusterQueue: cq, Arrival: a})
+		} else if now.Sub(a.At) < maxStaleness {
+			again = true
+		}
+	}
+	return found, again
+}
+
+// Resolve records, in its ClusterQueue, the arrival f found for a parked
+// workload, at the time it was seen arriving, unless it was parked again,
+// admitted or deleted since Parked's copy: the arrival waits for the warm
+// start as any other.
+func (s *State[Q, C, W, L, S]) Resolve(f Found[Q, W, L]) {
+	s.ApplyOrDefer(earlyevents.Event[W, Q]{Key: f.Key, ClusterQueue: f.ClusterQueue, Kind: earlyevents.Arrival, Apply: func() {
+		if s.parked[f.Key] != f.Arrival {
 			return
 		}
-		delete(s.parked, key)
-		s.Arrive(key, cq, a)
+		delete(s.parked, f.Key)
+		s.Arrive(f.Key, f.ClusterQueue, f.Arrival)
 	}})
 }
 
