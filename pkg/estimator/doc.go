@@ -16,7 +16,13 @@
 //     of quota in it, and the scheduler's busy time per cycle
 //     ([queuestats.Queues]), which this package feeds from Kueue's events
 //     (and a warm start's read) and hands the engine at each refresh;
-//   - [earlyevents] keeps the events seen before the warm start;
+//   - [tracker] holds the estimator's state between refreshes
+//     ([tracker.State]): the statistics, the ledger's book of pending
+//     workloads, what the events changed, the events seen before the warm
+//     start ([earlyevents]) and the arrivals in a LocalQueue not yet
+//     mapped, with the bookkeeping of each transition and the copy a
+//     refresh takes of a ClusterQueue's inputs; this package guards it
+//     with its lock;
 //   - [ledger] keeps each pending workload's first published estimate
 //     (with the stamp of its refresh, [ledger.StampOf]) and scores every
 //     predictor at its admission;
@@ -35,14 +41,20 @@
 //
 // What stays here is the adaptation: converting Kueue's snapshot and
 // pending lists to an [engine.Queue] (convert.go, classes.go, lent.go,
-// cohortview.go, topology.go), the intake of Kueue's events (events.go),
-// the refresh's reads of Kueue's snapshot and queue manager (estimator.go)
-// and publication (results.go, ledger.go), each with Kueue's names. What
-// needs none of Kueue's types moved out: the per-ClusterQueue statistics
-// map, cohort release times, cycle busy time and the running workloads'
-// admission and eviction sightings, with what their admission, release
-// and end feed the statistics, the view a roll takes of them and their
-// construction from the settings, to [queuestats.Queues];
+// cohortview.go, topology.go), the intake of Kueue's events (events.go:
+// the keys, times and demands read from Kueue's objects, handed to
+// [tracker.State] under the lock), the refresh's reads of Kueue's
+// snapshot and queue manager (estimator.go) and publication (results.go,
+// ledger.go), each with Kueue's names. What needs none of Kueue's types
+// moved out: the estimator's guarded state and the bookkeeping on it
+// (arrivals, parked arrivals and their lookup, admissions, releases, ends
+// and a preemption's requeue, deletions, tried workloads, the early
+// events' deferral and replay, the warm start's seeding, the ClusterQueue
+// specs and a refresh's inputs) to [tracker.State]; the per-ClusterQueue
+// statistics map, cohort release times, cycle busy time and the running
+// workloads' admission and eviction sightings, with what their admission,
+// release and end feed the statistics, the view a roll takes of them and
+// their construction from the settings, to [queuestats.Queues];
 // the recording and scoring of an admission, once, and the forgetting of
 // a deleted workload to [ledger.Admit] and [ledger.Delete], the untried
 // candidates' lookup to [ledger.Book.MarkUntried];
