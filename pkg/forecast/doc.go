@@ -29,7 +29,10 @@
 // as Kueue's classical preemption picks them; the victims requeue at their
 // place with their remaining (or, with [Queue.PreemptedRestart], their
 // whole) service, so lower-priority forecasts include the work that passes
-// them.
+// them. With [Queue.AdmissionFairSharing] the roll orders the pending
+// workloads as Kueue's admission fair sharing does, by their LocalQueues'
+// usage, which grows with each admission (its entry penalty, then its
+// requests) and decays with the half-life over the roll's time.
 //
 // Each replica draws from a random stream of its own, seeded from the
 // caller's source, so rolls of nearly the same queue from the same seed

@@ -81,10 +81,16 @@ type Running struct {
 	// ServiceClass names its service law in [Queue.ServiceClasses] (see
 	// there); 0 means none.
 	ServiceClass int32
+	// LocalQueue names its LocalQueue in
+	// [Queue.AdmissionFairSharing].LocalQueues, counted from 1: its end
+	// lowers that LocalQueue's admitted usage. Ignored without admission
+	// fair sharing.
+	LocalQueue int32
 }
 
 // Pending is one pending workload, given in the order Kueue will try them
-// (the visibility API's order, which is by priority, then queue order).
+// (the visibility API's order, which is by priority, then queue order; with
+// [Queue.AdmissionFairSharing], by its LocalQueue's usage first).
 type Pending struct {
 	ID string
 	// Options are its demands, one per flavor assignment Kueue would try,
@@ -103,7 +109,8 @@ type Pending struct {
 	// Priority orders it against [Arrival] classes and decides what it may
 	// preempt and be preempted by (see [Queue.WithinClusterQueue]). The
 	// pending list is in Kueue's order, so priorities do not increase
-	// along it.
+	// along it (without [Queue.AdmissionFairSharing]; with it, within
+	// each LocalQueue).
 	Priority int32
 	// Untried says that the scheduler has not tried it yet (it has not
 	// found it inadmissible): if it is admitted before the roll passes
@@ -113,6 +120,10 @@ type Pending struct {
 	// WaitedSeconds is how long an Untried workload has waited since it
 	// arrived (NaN or negative: 0). Ignored for any other.
 	WaitedSeconds float64
+	// LocalQueue names its LocalQueue in
+	// [Queue.AdmissionFairSharing].LocalQueues, counted from 1, whose
+	// usage orders it. Ignored without admission fair sharing.
+	LocalQueue int32
 }
 
 // Arrival is a class of future workloads that arrive as a Poisson process
@@ -278,6 +289,13 @@ type Queue struct {
 	// integration deletes on eviction restarts from scratch — rather than
 	// only the service it had left (a workload that checkpoints).
 	PreemptedRestart bool
+	// AdmissionFairSharing, when set, orders the pending workloads by
+	// their LocalQueues' usage as Kueue's admission fair sharing does,
+	// and grows and decays that usage over the roll (see
+	// [AdmissionFairSharing]); Pending is then in Kueue's order with it
+	// (the visibility API's). Nil: the order of Pending, with priorities
+	// not increasing along it.
+	AdmissionFairSharing *AdmissionFairSharing
 }
 
 // Estimate is the forecast for one pending workload. All times are seconds
@@ -495,6 +513,13 @@ func New(opts ...Option) (*Forecaster, error) {
 // is taken. Each replica preempts at most 4·(H + N_run) + 256 times; past
 // that it only waits for completions.
 //
+// Admission fair sharing: with Queue.AdmissionFairSharing and no
+// preemption, every admission opportunity brings each LocalQueue's usage to
+// its time and tries the waiting workloads in Kueue's AFS order — usage
+// first, then priority, then position — and every admission adds its entry
+// penalty and its requests to its LocalQueue's usage (see
+// [AdmissionFairSharing] for Kueue's semantics and the model).
+//
 // Cost: O(R · ((H + N_run)·log N_run + H·S)) for the roll, with S ≤ H the
 // number of distinct demand shapes among the first H (BestEffortFIFO
 // indexes the pending workloads by shape, so one admission opportunity
@@ -506,6 +531,9 @@ func New(opts ...Option) (*Forecaster, error) {
 // when enabled, adds O((S + C)·log(S + C) + B·P·dims) per admission
 // opportunity (C arrival classes, B preempted workloads waiting, P
 // distinct priorities) and O(V·N_run) per preemption of V victims.
+// Admission fair sharing makes an admission opportunity O(Q + L) for Q
+// LocalQueues and L ≤ min(H, S·Q) lanes (the first H workloads grouped by
+// demand shape and LocalQueue), with O(H) more to set up.
 //
 // Forecast returns an error wrapping [ErrInvalidQueue] when r or q.Service
 // (or a model of q.ServiceByPriority or q.ServiceClasses) is nil or has a mean that is not
@@ -682,6 +710,9 @@ func validate(q Queue, r *rand.Rand) error {
 				return fmt.Errorf("%w: %s sample value %d is %v s; want finite and >= 0", ErrInvalidQueue, sample.name, i, l)
 			}
 		}
+	}
+	if err := validateFairSharing(q.AdmissionFairSharing); err != nil {
+		return err
 	}
 	if !nonNegativeFinite(q.PreemptionDelaySeconds) {
 		return fmt.Errorf("%w: preemption delay %v s must be finite and >= 0", ErrInvalidQueue, q.PreemptionDelaySeconds)

@@ -185,3 +185,41 @@ func perfHarnessQueue(b testing.TB) Queue {
 	}
 	return q
 }
+
+// BenchmarkForecastAdmissionFairSharing is the 10 000-pending queue of
+// BenchmarkForecast10000Pending with its workloads spread over 8
+// LocalQueues, rolled without admission fair sharing (off) and with it
+// (on: every admission opportunity brings the 8 usages to its time and
+// scans the 24 lanes of shape and LocalQueue).
+func BenchmarkForecastAdmissionFairSharing(b *testing.B) {
+	const queues = 8
+	base := benchQueue(b, 10000, BestEffortFIFO)
+	for i := range base.Pending {
+		base.Pending[i].LocalQueue = int32(1 + i%queues)
+	}
+	for i := range base.Running {
+		base.Running[i].LocalQueue = int32(1 + i%queues)
+	}
+	afs := &AdmissionFairSharing{HalfLifeSeconds: 3600, SamplingIntervalSeconds: 300,
+		ResourceWeights: map[string]float64{"memory": 1.0 / float64(gi)}}
+	for i := range queues {
+		afs.LocalQueues = append(afs.LocalQueues, LocalQueueUsage{Consumed: float64(i * 10), SinceUpdateSeconds: float64(i * 30), Weight: 1})
+	}
+	for _, tc := range []struct {
+		name string
+		afs  *AdmissionFairSharing
+	}{{"off", nil}, {"on", afs}} {
+		b.Run(tc.name, func(b *testing.B) {
+			q := base
+			q.AdmissionFairSharing = tc.afs
+			f := mustNew(b)
+			r := rand.New(rand.NewPCG(3, 4))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.Forecast(q, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -220,6 +220,26 @@ func decodeQueue(d *decoder) Queue {
 	for i := range q.Arrivals {
 		q.Arrivals[i].ServiceClass = int32(int8(d.byte())) % 4
 	}
+	// Then admission fair sharing, on for an odd byte (so that the older
+	// seeds, exhausted by now, decode as before): its settings, up to
+	// three LocalQueues, and the LocalQueues the workloads name, in and
+	// out of range.
+	if d.byte()%2 == 1 {
+		afs := &AdmissionFairSharing{HalfLifeSeconds: d.float(), SamplingIntervalSeconds: d.float()}
+		if d.byte()%2 == 1 {
+			afs.ResourceWeights = map[string]float64{"cpu": d.float(), "memory": d.float()}
+		}
+		for range d.byte() % 4 {
+			afs.LocalQueues = append(afs.LocalQueues, LocalQueueUsage{Consumed: d.float(), SinceUpdateSeconds: d.float(), Weight: d.float()})
+		}
+		q.AdmissionFairSharing = afs
+		for i := range q.Running {
+			q.Running[i].LocalQueue = int32(int8(d.byte())) % 5
+		}
+		for i := range q.Pending {
+			q.Pending[i].LocalQueue = int32(int8(d.byte())) % 5
+		}
+	}
 	return q
 }
 

@@ -63,6 +63,9 @@ type roller struct {
 	budget  int
 	// pre is nil unless the queue may preempt.
 	pre *preemption
+	// fair is nil unless the queue orders by admission fair sharing (and
+	// does not preempt).
+	fair *fairness
 
 	vecs [][]int64 // the scene's vector table, one slice per id
 	free []int64
@@ -154,6 +157,7 @@ func newRoller(s *scene, q Queue, f *Forecaster, r *rand.Rand) *roller {
 		ro.lentLeft = make([]int64, s.dims)
 	}
 	ro.pre = newPreemption(s, &q)
+	ro.fair = newFairness(s, &q, ro.pre != nil)
 	if b, ok := q.Service.(*Bootstrap); ok {
 		ro.boot = b
 	}
@@ -292,6 +296,9 @@ func (ro *roller) replica(rep int) {
 	if ro.pre != nil {
 		ro.resetPreemption()
 	}
+	if ro.fair != nil {
+		ro.fair.reset()
+	}
 	heapify(ro.heap)
 	clear(ro.cursor)
 	ro.head = 0
@@ -327,6 +334,9 @@ loop:
 				ro.complete(ev)
 			default:
 				ro.release(ev.vec)
+				if ro.fair != nil {
+					ro.fair.complete(ev.rec, ev.t)
+				}
 			}
 		}
 		if ro.arrDue <= t {
@@ -381,7 +391,10 @@ loop:
 			var j, c int
 			var v int32
 			var passedOver bool
-			if ro.policy == StrictFIFO {
+			lane := -1
+			if ro.fair != nil {
+				j, c, v, lane, passedOver = ro.pickFair(t, ro.policy == StrictFIFO)
+			} else if ro.policy == StrictFIFO {
 				j, c, v = ro.pickStrict()
 			} else {
 				j, c, v, passedOver = ro.pickBestEffort()
@@ -394,6 +407,7 @@ loop:
 				}
 				var bound float64
 				var priority, law int32
+				rec := int32(0)
 				if j >= 0 {
 					e := &s.entries[j]
 					ro.times[j*R+rep] = min(t+latency, ro.horizon)
@@ -404,9 +418,14 @@ loop:
 						ro.order = append(ro.order, int32(j))
 					}
 					bound, priority, law = e.maxExec, e.priority, e.law
-					if ro.policy == StrictFIFO {
+					switch {
+					case ro.fair != nil:
+						ro.fair.cursor[lane]++
+						ro.fair.admit(j, t)
+						rec = fairEntryRec(j)
+					case ro.policy == StrictFIFO:
 						ro.head++
-					} else {
+					default:
 						ro.cursor[e.shape]++
 					}
 					admitted++
@@ -414,9 +433,12 @@ loop:
 					ro.arrHead[c]++
 					a := &s.arrivals[c]
 					bound, priority, law = a.maxExec, a.priority, a.law
+					if ro.fair != nil {
+						rec = fairNoQueue
+					}
 				}
 				svc := ro.clean(ro.serviceOf(law, priority).Sample(ro.rng), bound)
-				ro.push(event{t: t + latency + svc, vec: v})
+				ro.push(event{t: t + latency + svc, vec: v, rec: rec})
 				if ro.cycle > 0 && t+ro.cycle > t {
 					nextAllowed = t + ro.cycle
 				}
