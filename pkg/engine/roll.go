@@ -83,6 +83,16 @@ type Queue struct {
 	LentHolders []forecast.Running
 	// CyclePeriodSeconds is the scheduler's mean busy time per cycle.
 	CyclePeriodSeconds float64
+	// AdmissionFairSharing, when set, is the state of Kueue's admission
+	// fair sharing in the ClusterQueue (its admissionScope is
+	// UsageBasedAdmissionFairSharing and the manager's admissionFairSharing
+	// is on): the roll then orders the pending workloads by their
+	// LocalQueues' usage (see forecast.AdmissionFairSharing), which
+	// Running.LocalQueue and Pending.LocalQueue name, and Pending is in
+	// Kueue's order with it. A what-if rolls without it (its Scene keeps
+	// no LocalQueues). Nil: the roll orders as the ClusterQueue's queueing
+	// strategy does.
+	AdmissionFairSharing *forecast.AdmissionFairSharing
 	// Stats are the ClusterQueue's measured statistics.
 	Stats Stats
 }
@@ -98,6 +108,10 @@ type Running struct {
 	// none).
 	AgeSeconds, MaxExecutionSeconds float64
 	Priority                        int32
+	// LocalQueue names its LocalQueue in
+	// Queue.AdmissionFairSharing.LocalQueues, counted from 1 (see
+	// forecast.Running.LocalQueue).
+	LocalQueue int32
 }
 
 // Pending is a pending workload.
@@ -126,6 +140,11 @@ type Pending struct {
 	// with that reason and leaves the roll, as a workload whose quota can
 	// never fit does. A uint16 beside Untried keeps Pending at 48 bytes.
 	Unplaceable uint16
+	// LocalQueue names its LocalQueue in
+	// Queue.AdmissionFairSharing.LocalQueues, counted from 1 (see
+	// forecast.Pending.LocalQueue); beside Unplaceable, Pending stays at
+	// 48 bytes.
+	LocalQueue int32
 }
 
 // Rolled is what a roll computed of one ClusterQueue.
@@ -207,9 +226,10 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 		PreemptionDelaySample:    s.PreemptionDelaySample,
 		// Kueue's job integrations stop an evicted job's pods: a preempted
 		// workload starts over when readmitted.
-		PreemptedRestart: true,
-		Lent:             q.Lent,
-		LentHolders:      q.LentHolders,
+		PreemptedRestart:     true,
+		Lent:                 q.Lent,
+		LentHolders:          q.LentHolders,
+		AdmissionFairSharing: q.AdmissionFairSharing,
 	}
 	if len(q.Lent) == 0 || len(q.LentHolders) == 0 {
 		roll.Lent, roll.LentHolders = nil, nil
@@ -220,7 +240,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 	laws := newShapeLaws(q.Capacity, s.ShapeService, len(q.Classes), e.config.MinServiceSamples)
 	for _, w := range q.Running {
 		r := forecast.Running{Usage: w.Usage, AgeSeconds: w.AgeSeconds,
-			MaxExecutionSeconds: w.MaxExecutionSeconds, Priority: w.Priority}
+			MaxExecutionSeconds: w.MaxExecutionSeconds, Priority: w.Priority, LocalQueue: w.LocalQueue}
 		if laws != nil {
 			r.ServiceClass = laws.of(w.Class, w.Priority, func() []capacity.Quantities { return classes.classify(w.Class).options })
 		}
@@ -252,6 +272,7 @@ func (e *Engine) Roll(q Queue, seed [2]uint64) (Rolled, error) {
 			ID: w.ID, Options: c.options, Quotable: quotable,
 			MaxExecutionSeconds: w.MaxExecutionSeconds, Priority: w.Priority,
 			Untried: w.Untried, WaitedSeconds: float64(w.WaitedSeconds),
+			LocalQueue: w.LocalQueue,
 		}
 		if laws != nil {
 			p.ServiceClass = laws.of(w.Class, w.Priority, func() []capacity.Quantities { return c.options })

@@ -120,7 +120,10 @@ func newScene(q forecast.Queue, pending compactPending, classes *classTable, cq 
 		calibration: s.Calibration, priorityRates: s.PriorityRates, priorityWindows: s.PriorityWindows,
 		shapes: shapes, shapeArrivals: s.ShapeArrivals, laws: laws, seed: seed,
 	}
+	// The compact pending list keeps no LocalQueues: a what-if rolls
+	// without admission fair sharing.
 	scene.queue.Pending, scene.queue.Arrivals = nil, nil
+	scene.queue.AdmissionFairSharing = nil
 	for i, c := range classes.classes {
 		if c.classified {
 			scene.classes[i] = pendingClass{options: c.options, quotable: c.classification.Admissibility != capacity.Unfeasible}
