@@ -78,7 +78,8 @@ type QueueModel[Q ~string] struct {
 	// this ClusterQueue that the forecast does not model (it assumes the
 	// ClusterQueue's own queueing strategy): FairSharing, for a ClusterQueue
 	// in a cohort when fair sharing is on, or AdmissionFairSharing, for one
-	// with an admissionScope when admission fair sharing is on. Its
+	// whose admissionScope's mode is UsageBasedAdmissionFairSharing when
+	// admission fair sharing is on. Its
 	// forecasts are then approximations outside the accuracy claims.
 	UnmodelledOrdering Ordering
 	// Features lists the Kueue features bearing on waits that the

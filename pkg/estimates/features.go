@@ -74,8 +74,8 @@ type FeatureUse struct {
 	ReclaimsWithinCohort, BorrowsWithinCohort bool
 	// FairSharing: the manager's fair sharing is on (it orders only
 	// ClusterQueues in a cohort). AdmissionFairSharing: the manager's
-	// admission fair sharing is on and the ClusterQueue has an
-	// admissionScope.
+	// admission fair sharing is on and the ClusterQueue's
+	// admissionScope.admissionMode is UsageBasedAdmissionFairSharing.
 	FairSharing, AdmissionFairSharing bool
 	// TopologyAwareScheduling: one of the ClusterQueue's flavors has a
 	// topology.

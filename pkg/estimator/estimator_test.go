@@ -664,21 +664,26 @@ func TestQueueModelNamesTheOrderingItDoesNotModel(t *testing.T) {
 	scoped := utiltestingapi.MakeClusterQueue("scoped").
 		ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Obj()).
 		AdmissionMode(kueue.UsageBasedAdmissionFairSharing).Obj()
+	// An admissionScope whose mode is NoAdmissionFairSharing keeps the
+	// ClusterQueue's own order (Kueue's admissionfairsharing.ResourceWeights).
+	scopedOff := utiltestingapi.MakeClusterQueue("scoped-off").
+		ResourceGroup(*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Obj()).
+		AdmissionMode(kueue.NoAdmissionFairSharing).Obj()
 	plain := cpuQueue("plain", "2")
 	objs := envObjects{
 		flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj()},
 		cohorts: []*kueue.Cohort{utiltestingapi.MakeCohort("research").Obj()},
-		cqs:     []*kueue.ClusterQueue{cohortCQ, scoped, plain},
+		cqs:     []*kueue.ClusterQueue{cohortCQ, scoped, scopedOff, plain},
 	}
 	tests := map[string]struct {
 		opts []Option
 		want map[kueue.ClusterQueueReference]Ordering
 	}{
-		"neither on": {want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": "", "plain": ""}},
+		"neither on": {want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": "", "scoped-off": "", "plain": ""}},
 		"fair sharing": {opts: []Option{WithFairSharing(true)},
-			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": OrderingFairSharing, "scoped": "", "plain": ""}},
+			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": OrderingFairSharing, "scoped": "", "scoped-off": "", "plain": ""}},
 		"admission fair sharing": {opts: []Option{WithAdmissionFairSharing(true)},
-			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": OrderingAdmissionFairSharing, "plain": ""}},
+			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": OrderingAdmissionFairSharing, "scoped-off": "", "plain": ""}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

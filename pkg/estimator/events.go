@@ -79,7 +79,11 @@ func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 // queueSpec is what the estimator needs of a ClusterQueue's spec that the
 // scheduler's snapshot does not carry.
 type queueSpec struct {
-	strategy       kueue.QueueingStrategy
+	strategy kueue.QueueingStrategy
+	// admissionScope is spec.admissionScope.admissionMode ==
+	// UsageBasedAdmissionFairSharing: the one mode in which Kueue orders
+	// by the LocalQueues' usage (admissionfairsharing.ResourceWeights)
+	// when the manager's admission fair sharing is on.
 	admissionScope bool
 	// withinClusterQueue is spec.preemption.withinClusterQueue ("" when
 	// spec.preemption is unset, which Kueue defaults to Never).
@@ -92,7 +96,8 @@ type queueSpec struct {
 }
 
 func queueSpecOf(cq *kueue.ClusterQueue) queueSpec {
-	spec := queueSpec{strategy: cq.Spec.QueueingStrategy, admissionScope: cq.Spec.AdmissionScope != nil, cohort: cq.Spec.CohortName}
+	spec := queueSpec{strategy: cq.Spec.QueueingStrategy, cohort: cq.Spec.CohortName}
+	spec.admissionScope = cq.Spec.AdmissionScope != nil && cq.Spec.AdmissionScope.AdmissionMode == kueue.UsageBasedAdmissionFairSharing
 	if cq.Spec.Preemption != nil {
 		spec.withinClusterQueue = cq.Spec.Preemption.WithinClusterQueue
 		spec.reclaimWithinCohort = cq.Spec.Preemption.ReclaimWithinCohort

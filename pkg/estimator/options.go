@@ -136,8 +136,8 @@ func WithPriorMeanService(d time.Duration) Option {
 func WithFairSharing(enabled bool) Option { return func(o *options) { o.FairSharing = enabled } }
 
 // WithAdmissionFairSharing tells the estimator that the manager orders the
-// pending workloads of ClusterQueues with an admissionScope by their
-// LocalQueues' usage (the Configuration's admissionFairSharing), which the
+// pending workloads of ClusterQueues whose admissionScope's admissionMode
+// is UsageBasedAdmissionFairSharing by their LocalQueues' usage (the Configuration's admissionFairSharing), which the
 // forecast does not model: their queue models then say so.
 func WithAdmissionFairSharing(enabled bool) Option {
 	return func(o *options) { o.AdmissionFairSharing = enabled }
