@@ -79,7 +79,8 @@ type QueueModel[Q ~string] struct {
 	// ClusterQueue's own queueing strategy): FairSharing, for a ClusterQueue
 	// in a cohort when fair sharing is on, or AdmissionFairSharing, for one
 	// whose admissionScope's mode is UsageBasedAdmissionFairSharing when
-	// admission fair sharing is on. Its
+	// admission fair sharing is on and the roll does not order by the
+	// LocalQueues' usage (FeatureUse.AdmissionFairSharingRolled). Its
 	// forecasts are then approximations outside the accuracy claims.
 	UnmodelledOrdering Ordering
 	// Features lists the Kueue features bearing on waits that the

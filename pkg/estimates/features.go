@@ -77,6 +77,12 @@ type FeatureUse struct {
 	// admission fair sharing is on and the ClusterQueue's
 	// admissionScope.admissionMode is UsageBasedAdmissionFairSharing.
 	FairSharing, AdmissionFairSharing bool
+	// AdmissionFairSharingRolled: the roll was given the LocalQueues'
+	// usage (engine.Queue.AdmissionFairSharing), so that it orders as
+	// admission fair sharing does; that model holds only where the
+	// ClusterQueue does not preempt within itself (the roll of a
+	// preempting ClusterQueue orders by priority).
+	AdmissionFairSharingRolled bool
 	// TopologyAwareScheduling: one of the ClusterQueue's flavors has a
 	// topology.
 	TopologyAwareScheduling bool
@@ -88,17 +94,26 @@ type FeatureUse struct {
 
 // UnmodelledOrdering is the admission order of the manager's that the
 // ClusterQueue of u is subject to and the forecast does not model (see
-// QueueModel.UnmodelledOrdering): admission fair sharing's, else fair
-// sharing's in a cohort, else none (""). It names the ordering of the
+// QueueModel.UnmodelledOrdering): admission fair sharing's unless the roll
+// models it (see rollsAdmissionFairSharing), else fair sharing's in a
+// cohort (between ClusterQueues, which a modelled admission fair sharing
+// within the ClusterQueue leaves unmodelled), else none (""). It names the ordering of the
 // FeatureAdmissionFairSharing or FeatureFairSharing that Features lists.
 func (u FeatureUse) UnmodelledOrdering() Ordering {
 	switch {
-	case u.AdmissionFairSharing:
+	case u.AdmissionFairSharing && !u.rollsAdmissionFairSharing():
 		return OrderingAdmissionFairSharing
 	case u.InCohort && u.FairSharing:
 		return OrderingFairSharing
 	}
 	return ""
+}
+
+// rollsAdmissionFairSharing says that the roll orders the ClusterQueue as
+// admission fair sharing does: it was given the LocalQueues' usage and
+// does not preempt within the ClusterQueue.
+func (u FeatureUse) rollsAdmissionFairSharing() bool {
+	return u.AdmissionFairSharingRolled && !u.PreemptsWithinClusterQueue
 }
 
 // Features lists the features of u in use, in the order of the
@@ -124,7 +139,9 @@ func Features(u FeatureUse) []Feature {
 		"the forecast does not preempt other ClusterQueues' workloads to borrow")
 	add(u.InCohort && u.FairSharing, FeatureFairSharing, NotModelled,
 		"the forecast admits in the ClusterQueue's queueing strategy, not by the cohort's dominant resource shares")
-	add(u.AdmissionFairSharing, FeatureAdmissionFairSharing, NotModelled,
+	add(u.AdmissionFairSharing && u.rollsAdmissionFairSharing(), FeatureAdmissionFairSharing, Approximated,
+		"the forecast admits by the LocalQueues' usage, which grows with each admission and its entry penalty and decays with the half-life, as Kueue does; future arrivals have no LocalQueue and pass by priority only")
+	add(u.AdmissionFairSharing && !u.rollsAdmissionFairSharing(), FeatureAdmissionFairSharing, NotModelled,
 		"the forecast admits in the ClusterQueue's queueing strategy, not by the LocalQueues' usage")
 	add(u.TopologyAwareScheduling, FeatureTopologyAwareScheduling, Approximated,
 		"a workload no topology domain can ever hold is Unfeasible; waits count the flavor's whole quota, not each domain's")

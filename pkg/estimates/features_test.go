@@ -46,6 +46,27 @@ func TestFeaturesNamesEachFeatureInUseWithItsCoverage(t *testing.T) {
 				{FeatureWaitForPodsReady, NotModelled},
 			},
 		},
+		// Admission fair sharing given to the roll: its ordering is
+		// modelled, unless the ClusterQueue preempts within (the roll then
+		// orders by priority); fair sharing between the cohort's
+		// ClusterQueues is not.
+		"admission fair sharing rolled": {
+			use:  FeatureUse{AdmissionFairSharing: true, AdmissionFairSharingRolled: true},
+			want: []named{{FeatureAdmissionFairSharing, Approximated}},
+		},
+		"admission fair sharing rolled, preempting": {
+			use:          FeatureUse{AdmissionFairSharing: true, AdmissionFairSharingRolled: true, PreemptsWithinClusterQueue: true},
+			want:         []named{{FeaturePreemption, Modelled}, {FeatureAdmissionFairSharing, NotModelled}},
+			wantOrdering: OrderingAdmissionFairSharing,
+		},
+		"admission fair sharing rolled, fair sharing in a cohort": {
+			use:          FeatureUse{AdmissionFairSharing: true, AdmissionFairSharingRolled: true, InCohort: true, FairSharing: true},
+			want:         []named{{FeatureCohortBorrowing, Approximated}, {FeatureFairSharing, NotModelled}, {FeatureAdmissionFairSharing, Approximated}},
+			wantOrdering: OrderingFairSharing,
+		},
+		"admission fair sharing rolled but off": {
+			use: FeatureUse{AdmissionFairSharingRolled: true},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
