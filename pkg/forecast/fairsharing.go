@@ -345,7 +345,7 @@ func (f *fairness) reset() {
 		f.last[i] = -f.since0[i]
 	}
 	for i, q := range f.runQueue {
-		f.admitted[q] += f.runSize[i]
+		f.admitted[q] = min(f.admitted[q]+f.runSize[i], math.MaxFloat64)
 	}
 	clear(f.cursor)
 }
@@ -367,7 +367,8 @@ func (f *fairness) sample(q int32, t float64) {
 	}
 	k := math.Floor(elapsed / f.interval)
 	f.consumed[q] = f.decayed(q, k*f.interval)
-	f.last[q] += k * f.interval
+	// At most t: with an absurd age the product may round past it.
+	f.last[q] = min(f.last[q]+k*f.interval, t)
 }
 
 // decayed is LocalQueue q's consumed usage folded toward its admitted
@@ -386,7 +387,7 @@ func (f *fairness) decayed(q int32, elapsed float64) float64 {
 func (f *fairness) admit(j int, t float64) {
 	q, r := f.entryQueue[j], f.entrySize[j]
 	f.sample(q, t)
-	f.admitted[q] += r
+	f.admitted[q] = min(f.admitted[q]+r, math.MaxFloat64)
 	if elapsed := t - f.last[q]; elapsed > 0 && f.halfLife > 0 {
 		f.consumed[q] = f.decayed(q, elapsed)
 	}
