@@ -8,43 +8,6 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
 
-// benchQueue is one ClusterQueue of 64 CPU, 256Gi and 16 spot CPU with 40
-// running workloads (60 CPU, 240Gi) and n pending of three demand shapes (one with two flavor
-// options), served by an empirical model of 1 000 completions.
-func benchQueue(b testing.TB, n int, policy Policy) Queue {
-	r := rand.New(rand.NewPCG(1, 2))
-	obs := make([]float64, 1000)
-	for i := range obs {
-		obs[i] = 5 + 600*r.ExpFloat64()
-	}
-	emp, err := NewEmpirical(obs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	spot := capacity.FlavorResource{Flavor: "spot", Resource: "cpu"}
-	q := Queue{
-		Capacity: capacity.Quantities{cpuFR: 64000, memFR: 256 * gi, spot: 16000},
-		Service:  emp,
-		Policy:   policy,
-	}
-	shapes := [][]capacity.Quantities{
-		{cpuMem(1000, 4*gi)},
-		{cpuMem(2000, 8*gi), {spot: 2000}},
-		{cpuMem(500, 16*gi)},
-	}
-	for i := range 40 {
-		q.Running = append(q.Running, Running{Usage: shapes[i%2][0], AgeSeconds: 30 * float64(i), MaxExecutionSeconds: 3600})
-	}
-	for i := range n {
-		q.Pending = append(q.Pending, Pending{
-			ID:       fmt.Sprintf("ns/job-%d", i),
-			Options:  shapes[i%3],
-			Quotable: i%50 != 7,
-		})
-	}
-	return q
-}
-
 func benchmarkForecast(b *testing.B, n int, policy Policy) {
 	q := benchQueue(b, n, policy)
 	f := mustNew(b)
