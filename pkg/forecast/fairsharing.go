@@ -475,24 +475,8 @@ func (ro *roller) pickFair(t float64, strict bool) (j, c int, v int32, ln int, p
 	}
 	// Arrivals pass pending workloads of lower priority (they have no
 	// LocalQueue), as in pickBestEffort and pickStrict.
-	var av int32
-	for ci := range s.arrivals {
-		if ro.arrHead[ci] >= len(ro.arrQ[ci]) {
-			continue
-		}
-		if c >= 0 && !ro.arrivalBefore(ci, c) {
-			continue
-		}
-		if strict {
-			c = ci
-			continue
-		}
-		if o := ro.firstFit(s.arrivals[ci].opts); o >= 0 {
-			c, av = ci, o
-		}
-	}
-	if strict && c >= 0 {
-		if first < 0 || s.entries[first].priority < s.arrivals[c].priority {
+	if strict {
+		if c = ro.nextArrival(); c >= 0 && (first < 0 || s.entries[first].priority < s.arrivals[c].priority) {
 			if o := ro.firstFit(s.arrivals[c].opts); o >= 0 {
 				return -1, c, o, -1, false
 			}
@@ -500,6 +484,7 @@ func (ro *roller) pickFair(t float64, strict bool) (j, c int, v int32, ln int, p
 		}
 		return j, -1, v, ln, false
 	}
+	c, av := ro.nextFittingArrival()
 	if c >= 0 && (j < 0 || s.entries[j].priority < s.arrivals[c].priority) {
 		return -1, c, av, -1, false
 	}

@@ -717,35 +717,48 @@ func (ro *roller) pickBestEffort() (j, c int, v int32, passedOver bool) {
 			j, v = cand, o
 		}
 	}
-	var av int32
-	for ci := range s.arrivals {
-		if ro.arrHead[ci] >= len(ro.arrQ[ci]) {
-			continue
-		}
-		if c >= 0 && !ro.arrivalBefore(ci, c) {
-			continue
-		}
-		if o := ro.firstFit(s.arrivals[ci].opts); o >= 0 {
-			c, av = ci, o
-		}
-	}
+	c, av := ro.nextFittingArrival()
 	if c >= 0 && (j < 0 || s.entries[j].priority < s.arrivals[c].priority) {
 		return -1, c, av, false
 	}
 	return j, -1, v, j > earliestHead
 }
 
-// pickStrict is pickBestEffort for StrictFIFO: only the head in queue order
-// may be admitted.
-func (ro *roller) pickStrict() (j, c int, v int32) {
-	s := ro.s
-	c = -1
-	for ci := range s.arrivals {
+// nextArrival returns the arrival class whose waiting head comes first in
+// arrivalBefore's order, or -1 when no arrival waits: what a StrictFIFO
+// queue considers next, whether or not it fits.
+func (ro *roller) nextArrival() int {
+	c := -1
+	for ci := range ro.s.arrivals {
 		if ro.arrHead[ci] < len(ro.arrQ[ci]) && (c < 0 || ro.arrivalBefore(ci, c)) {
 			c = ci
 		}
 	}
-	if c >= 0 && (ro.head >= len(s.entries) || s.entries[ro.head].priority < s.arrivals[c].priority) {
+	return c
+}
+
+// nextFittingArrival returns, among the arrival classes whose waiting head
+// fits the free quota now, the one first in arrivalBefore's order and the
+// flavor option that fits it; c is -1 when none fits: what a
+// BestEffortFIFO queue may admit from the arrivals.
+func (ro *roller) nextFittingArrival() (c int, v int32) {
+	c = -1
+	for ci := range ro.s.arrivals {
+		if ro.arrHead[ci] >= len(ro.arrQ[ci]) || (c >= 0 && !ro.arrivalBefore(ci, c)) {
+			continue
+		}
+		if o := ro.firstFit(ro.s.arrivals[ci].opts); o >= 0 {
+			c, v = ci, o
+		}
+	}
+	return c, v
+}
+
+// pickStrict is pickBestEffort for StrictFIFO: only the head in queue order
+// may be admitted.
+func (ro *roller) pickStrict() (j, c int, v int32) {
+	s := ro.s
+	if c = ro.nextArrival(); c >= 0 && (ro.head >= len(s.entries) || s.entries[ro.head].priority < s.arrivals[c].priority) {
 		if o := ro.firstFit(s.arrivals[c].opts); o >= 0 {
 			return -1, c, o
 		}
