@@ -349,14 +349,8 @@ func (h *ClusterHarness) runReplica(ctx context.Context, spec *scenario.Spec, pl
 		case <-time.After(timeout):
 			mu.Lock()
 			defer mu.Unlock()
-			var stuck []string
-			for _, r := range runs {
-				if !r.Arrival.Unfeasible && !r.Finished && len(stuck) < 5 {
-					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.Arrival.Name, len(r.Admissions), r.Admitted))
-				}
-			}
 			return res, fmt.Errorf("replica %s: %d Jobs still unfinished five minutes after the last arrival, e.g. %s (the cluster's logs are in %s)",
-				rep.Prefix, remaining, strings.Join(stuck, ", "), filepath.Join(h.Cluster.Dir, "logs"))
+				rep.Prefix, remaining, stuckRuns(runs), filepath.Join(h.Cluster.Dir, "logs"))
 		case <-ctx.Done():
 			return res, ctx.Err()
 		}

@@ -455,13 +455,7 @@ func (h *Harness) runReplica(ctx context.Context, spec *scenario.Spec, plan scen
 		case <-time.After(timeout):
 			mu.Lock()
 			defer mu.Unlock()
-			var stuck []string
-			for _, r := range rr.Runs {
-				if !r.Arrival.Unfeasible && !r.Finished && len(stuck) < 5 {
-					stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.Arrival.Name, len(r.Admissions), r.Admitted))
-				}
-			}
-			return nil, fmt.Errorf("replica %s: %d workloads still unfinished five minutes after the last arrival, e.g. %s", rep.Prefix, remaining, strings.Join(stuck, ", "))
+			return nil, fmt.Errorf("replica %s: %d workloads still unfinished five minutes after the last arrival, e.g. %s", rep.Prefix, remaining, stuckRuns(rr.Runs))
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -601,4 +595,17 @@ func Sanitize(s string) string {
 		out = out[:30]
 	}
 	return out
+}
+
+// stuckRuns names up to five feasible workloads of runs that have not
+// finished, each with how often it was admitted and whether it holds quota
+// now: what a replica's error shows when its workloads do not drain.
+func stuckRuns(runs []*report.WorkloadRun) string {
+	var stuck []string
+	for _, r := range runs {
+		if !r.Arrival.Unfeasible && !r.Finished && len(stuck) < 5 {
+			stuck = append(stuck, fmt.Sprintf("%s (admitted %d times, holding quota: %t)", r.Arrival.Name, len(r.Admissions), r.Admitted))
+		}
+	}
+	return strings.Join(stuck, ", ")
 }
