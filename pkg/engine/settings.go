@@ -18,26 +18,75 @@ const (
 	DefaultForecastSamples    = forecast.DefaultSamples
 	DefaultForecastDepth      = forecast.DefaultHorizonCount
 	DefaultHorizon            = 7 * 24 * time.Hour
-	// DefaultRefreshCPUMillicores: see the estimator's WithRefreshCPU.
+	// DefaultRefreshCPUMillicores: see Settings.RefreshMillicores.
 	DefaultRefreshCPUMillicores = 10
 )
 
-// Settings are the plain settings of an estimator, which its options set:
-// the refresh loop's pacing, the statistics', the forecast's and the
-// admission orderings the manager uses that the forecast does not model.
+// Settings are the plain settings of an estimator, which its options set
+// (each option sets one field): the refresh loop's pacing, the
+// statistics', the forecast's and the admission orderings the manager
+// uses. Validate states each field's range.
 type Settings struct {
-	RefreshPeriod        time.Duration
-	RefreshMillicores    int
-	MaxStaleness         time.Duration
-	HalfLife             time.Duration
-	MinServiceSamples    int
-	ServiceSampleSize    int
-	EMAAlpha             float64
-	ForecastSamples      int
-	ForecastDepth        int
-	Horizon              time.Duration
-	PriorMeanService     time.Duration
-	FairSharing          bool
+	// RefreshPeriod is how often the refresh loop may recompute the
+	// forecasts when something changed (default 1s, > 0); the loop
+	// stretches it when refreshes are slow (RefreshMillicores).
+	RefreshPeriod time.Duration
+	// RefreshMillicores is the CPU the refresh loop may use on average,
+	// in millicores of one core (default DefaultRefreshCPUMillicores, in
+	// [1, 1000]): the loop skips ticks while the time its refreshes took
+	// exceeds that share of the wall time passed (saving up at most one
+	// period's share), though never past MaxStaleness, which wins over
+	// the budget. At the default, 1 % of a core, a refresh of 10 ms keeps
+	// the 1s period, one of 12 ms skips about one tick in six and one of
+	// 50 ms runs every 5s; an estimate is published with its age
+	// (estimatedAt).
+	RefreshMillicores int
+	// MaxStaleness is how old published results may get when nothing
+	// changed before they are recomputed anyway, so that running
+	// workloads' ages advance (≥ RefreshPeriod). Zero derives it from the
+	// period by the one staleness rule, refreshschedule.MaxStalenessFor:
+	// 10s at the default period.
+	MaxStaleness time.Duration
+	// HalfLife is the half-life of the time-decayed arrival, preemption
+	// and throughput rates (default 30m, > 0).
+	HalfLife time.Duration
+	// MinServiceSamples is how many observed service times a ClusterQueue
+	// needs before its forecasts use them (method Forecast) rather than
+	// the a-priori prior (method APriori) (default 10, ≥ 1).
+	MinServiceSamples int
+	// ServiceSampleSize is the size of the bounded per-ClusterQueue
+	// service-time sample (default 512, ≥ 1).
+	ServiceSampleSize int
+	// EMAAlpha is α of the paper's EMA baseline of observed waits
+	// (default 0.3, in (0, 1]).
+	EMAAlpha float64
+	// ForecastSamples is the Monte Carlo replica count of a forecast
+	// (default DefaultForecastSamples, in [1, forecast.MaxSamples]).
+	ForecastSamples int
+	// ForecastDepth is how many quotable pending workloads per
+	// ClusterQueue are rolled forward; deeper ones are extrapolated from
+	// the simulated throughput (default 128, in [1,
+	// forecast.MaxHorizonCount]).
+	ForecastDepth int
+	// Horizon is the longest wait a forecast reports; longer ones are
+	// reported as the horizon and flagged (default 7 days, > 0).
+	Horizon time.Duration
+	// PriorMeanService is the mean service time assumed, as an
+	// exponential law, before a ClusterQueue has enough observed
+	// completions (method APriori). Zero, the default, means no prior:
+	// until then only workloads with maximumExecutionTimeSeconds (an
+	// upper bound) give the prior, and without any a ClusterQueue's
+	// workloads get their admissibility but no wait.
+	PriorMeanService time.Duration
+	// FairSharing is the manager's fair sharing within cohorts (the
+	// Configuration's fairSharing): the queue models of ClusterQueues in a
+	// cohort say the forecast does not model that order.
+	FairSharing bool
+	// AdmissionFairSharing is the manager's admission fair sharing (the
+	// Configuration's admissionFairSharing): the queue models of
+	// ClusterQueues whose admissionScope's admissionMode is
+	// UsageBasedAdmissionFairSharing say the forecast does not model their
+	// order by LocalQueue usage.
 	AdmissionFairSharing bool
 }
 

@@ -57,17 +57,12 @@ func (e *Estimator) keepUnchangedCohortMembers(now time.Time, cqs map[kueue.Clus
 	if len(candidates) == 0 {
 		return
 	}
-	specs := e.specsOf(candidates)
+	var specs []queueSpec
+	e.forRefresh(func(s *trackerState) { specs = s.Specs(candidates) })
 	for i, name := range candidates {
 		part := prev.Part(name)
 		if cohortViewOf(cqs[name], specs[i], now).SameAs(part.Cohort, now, part.Model.At) {
 			delete(recompute, name)
 		}
 	}
-}
-
-// specsOf returns the specs of the named ClusterQueues, in order.
-func (e *Estimator) specsOf(names []kueue.ClusterQueueReference) []queueSpec {
-	defer e.lockForRefresh().Unlock()
-	return e.state.Specs(names)
 }

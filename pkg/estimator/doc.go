@@ -39,40 +39,14 @@
 //     and the arrivals a refresh missed ([published.Changes]), and which
 //     parts it reuses.
 //
-// What stays here is the adaptation: converting Kueue's snapshot and
-// pending lists to an [engine.Queue] (convert.go, classes.go, lent.go,
-// cohortview.go, topology.go), the intake of Kueue's events (events.go:
-// the keys, times and demands read from Kueue's objects, handed to
-// [tracker.State] under the lock), the refresh's reads of Kueue's
-// snapshot and queue manager (estimator.go) and publication (results.go,
-// ledger.go), each with Kueue's names. What needs none of Kueue's types
-// moved out: the estimator's guarded state and the bookkeeping on it
-// (arrivals, parked arrivals and their lookup, admissions, releases, ends
-// and a preemption's requeue, deletions, tried workloads, the early
-// events' deferral and replay, the warm start's seeding, the ClusterQueue
-// specs and a refresh's inputs) to [tracker.State]; the per-ClusterQueue
-// statistics map, cohort release times, cycle busy time and the running
-// workloads' admission and eviction sightings, with what their admission,
-// release and end feed the statistics, the view a roll takes of them and
-// their construction from the settings, to [queuestats.Queues];
-// the recording and scoring of an admission, once, and the forgetting of
-// a deleted workload to [ledger.Admit] and [ledger.Delete], the untried
-// candidates' lookup to [ledger.Book.MarkUntried];
-// the set of changed ClusterQueues and the relisting of unpublished
-// arrivals to [published.Changes] and [published.Relist], the filling of
-// a recomputed part to [published.Fill];
-// the settings, their defaults, validation and the engine they make to
-// [engine.Settings]; the index of unplaceable reasons to [engine.Reasons]
-// and the topology verdicts behind it to [engine.Verdicts]; the refresh's
-// per-workload scratch and untried candidates to [engine.Scratch];
-// the demand classes, the conversion of a workload's demand, the quota
-// arithmetic and the shape keys to [capacity] ([capacity.Classes],
-// [capacity.Converter], [capacity.QuotaOf], [capacity.Workload.ShapeKey]),
-// and the interning of running workloads' usages to [capacity.Interner];
-// the bound on holders of lent quota to [cohortview.HolderSet]; the
-// refresh loop's ticks and budget to [refreshschedule.Run]; the building
-// of [NewResults] to [published.FromEstimates]; the condition message to
-// [estimates.ConditionMessage].
+// What stays here is the adaptation, with Kueue's names: converting
+// Kueue's snapshot and pending lists to an [engine.Queue] (convert.go,
+// classes.go, lent.go, cohortview.go, topology.go), the intake of Kueue's
+// events (events.go: the keys, times and demands read from Kueue's
+// objects, handed to [tracker.State] under the lock), the refresh's reads
+// of Kueue's snapshot and queue manager (estimator.go) and publication
+// (results.go, ledger.go). Whatever needs none of Kueue's types lives in
+// the packages above.
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],

@@ -100,6 +100,22 @@ type Estimator struct {
 // it with Unlock, deferred, so that a panic releases it too.
 func (e *Estimator) lockForRefresh() lockhold.Hold { return e.refreshHolds.Lock() }
 
+// forRefresh runs f on the state under e.mu for the refresh goroutine
+// (see lockForRefresh).
+func (e *Estimator) forRefresh(f func(s *trackerState)) {
+	defer e.lockForRefresh().Unlock()
+	f(e.state)
+}
+
+// update runs f on the state under e.mu for an event handler and asks for
+// a refresh, whether f returns or panics.
+func (e *Estimator) update(f func(s *trackerState)) {
+	defer e.dirty.Store(true)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f(e.state)
+}
+
 // New returns an Estimator reading Kueue's scheduler cache and queue
 // manager, or an error for an invalid option.
 func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimator, error) {
@@ -171,19 +187,6 @@ func (e *Estimator) recoverPanicAsError(where string, err *error) {
 		e.opts.log.Error(fmt.Errorf("panic: %v", r), "Wait time estimator recovered from a panic", "in", where, "stack", string(debug.Stack()))
 		*err = fmt.Errorf("estimator: panic in %s: %v", where, r)
 	}
-}
-
-// markAllChanged records that every ClusterQueue is to be recomputed.
-func (e *Estimator) markAllChanged() {
-	defer e.dirty.Store(true)
-	defer e.lockForRefresh().Unlock()
-	e.state.Changes.MarkAll()
-}
-
-// takeChanged returns and resets what changed since the last call.
-func (e *Estimator) takeChanged() (map[kueue.ClusterQueueReference]struct{}, bool) {
-	defer e.lockForRefresh().Unlock()
-	return e.state.Changes.Take()
 }
 
 // Classify partitions a workload the scheduler could not admit (paper
@@ -325,17 +328,10 @@ func (e *Estimator) ObserveAdmission(wl *kueue.Workload, now time.Time) {
 	}
 	defer e.recoverPanic("ObserveAdmission")
 	e.topology.Set(workload.Key(wl), "")
-	score, outcome := e.recordAdmissionUnderLock(wl, now)
-	e.dirty.Store(true)
+	var score Score
+	var outcome ledger.Outcome
+	e.update(func(*trackerState) { score, outcome = e.recordAdmission(wl, now, false) })
 	e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
-}
-
-// recordAdmissionUnderLock is recordAdmission holding e.mu, released
-// however recordAdmission returns.
-func (e *Estimator) recordAdmissionUnderLock(wl *kueue.Workload, now time.Time) (Score, ledger.Outcome) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.recordAdmission(wl, now, false)
 }
 
 // reportAdmission tells the metrics reporter how an admission was scored.
@@ -424,13 +420,16 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 	e.refreshHolds.Reset()
 	start := e.opts.clock.Now()
 	e.resolveParkedArrivals(start)
-	changed, changedAll := e.takeChanged()
+	var changed map[kueue.ClusterQueueReference]struct{}
+	var changedAll bool
+	e.forRefresh(func(s *trackerState) { changed, changedAll = s.Changes.Take() })
 	done := false
 	defer func() {
 		if !done {
 			// The snapshot failed or a panic cut the refresh short: what
 			// changed is still to be recomputed.
-			e.markAllChanged()
+			defer e.dirty.Store(true)
+			e.forRefresh(func(s *trackerState) { s.Changes.MarkAll() })
 		}
 	}()
 	prev := e.Results()
@@ -476,14 +475,15 @@ func (e *Estimator) refresh(ctx context.Context, all bool) {
 // publishing it, so that the next refresh looks again (see
 // published.Relist).
 func (e *Estimator) relistUnpublished(now time.Time, recomputed map[kueue.ClusterQueueReference]*queueResults) {
-	defer e.lockForRefresh().Unlock()
-	pending := func(name workloadName) bool {
-		_, ok := e.state.Book.Pending.Get(name)
-		return ok
-	}
-	if published.Relist(e.state.Changes, now, recomputed, pending, e.opts.MaxStaleness) {
-		e.dirty.Store(true)
-	}
+	e.forRefresh(func(s *trackerState) {
+		pending := func(name workloadName) bool {
+			_, ok := s.Book.Pending.Get(name)
+			return ok
+		}
+		if published.Relist(s.Changes, now, recomputed, pending, e.opts.MaxStaleness) {
+			e.dirty.Store(true)
+		}
+	})
 }
 
 // placesOf returns the place of every ClusterQueue of a snapshot.
@@ -532,10 +532,11 @@ func (e *Estimator) snapshotToRecompute(ctx context.Context, now time.Time, prev
 	cqs := snap.ClusterQueues()
 	if missing := published.DropMissing(recompute, places, cqs); len(missing) > 0 {
 		defer e.dirty.Store(true)
-		defer e.lockForRefresh().Unlock()
-		for _, name := range missing {
-			e.state.Changes.Mark(name)
-		}
+		e.forRefresh(func(s *trackerState) {
+			for _, name := range missing {
+				s.Changes.Mark(name)
+			}
+		})
 	}
 	return cqs, places, recompute, nil
 }
@@ -586,7 +587,11 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 			}
 		}
 	}
-	in := e.queueInputs(now, cqs, names, scratch.Untried, writer)
+	// A copy of what the roll needs of the state (see tracker.State.Inputs).
+	var in queueInputs
+	e.forRefresh(func(s *trackerState) {
+		in = s.Inputs(now, cqs.Name, maps.Keys(cqs.Workloads), len(cqs.Workloads), names, scratch.Untried, writer, e.opts.PriorMeanService.Seconds(), e.rng)
+	})
 	for _, c := range scratch.Untried {
 		pendingIn[c.Index].Untried, pendingIn[c.Index].WaitedSeconds = c.Untried, c.Waited
 	}
@@ -621,17 +626,24 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		for _, p := range queue.Pending {
 			top = max(top, p.Priority)
 		}
-		queue.LentHolders = cohort.ReclaimedHolders(top, e.reclaimDelaysOf(cqs.Name, cohort.Sources))
+		var delays cohortview.Delays[kueue.ClusterQueueReference]
+		e.forRefresh(func(s *trackerState) { delays = s.Stats.ReclaimDelaysOf(cqs.Name, cohort.Sources) })
+		queue.LentHolders = cohort.ReclaimedHolders(top, delays)
 	}
 
 	rolled, err := e.engine.Roll(queue, in.Seed)
 	defer rolled.Release()
+	// The Quotable workloads pending (queuestats.Queue.QuotablePending);
+	// with no roll to tell, all of them count.
+	quotable := len(pending) - rolled.UnfeasibleWorkloads
 	if err != nil {
-		e.setQuotablePending(cqs.Name, len(pending))
+		quotable = len(pending)
+	}
+	e.forRefresh(func(s *trackerState) { s.Stats.Of(cqs.Name).QuotablePending = quotable })
+	if err != nil {
 		e.opts.log.V(4).Info("Cannot roll the ClusterQueue", "clusterQueue", cqs.Name, "err", err)
 		return
 	}
-	e.setQuotablePending(cqs.Name, len(pending)-rolled.UnfeasibleWorkloads)
 	if rolled.ModelErr != nil {
 		e.opts.log.V(4).Info("Cannot compute all of the queue model", "clusterQueue", cqs.Name, "err", rolled.ModelErr)
 	}
@@ -740,27 +752,4 @@ func (s *refreshScratch) drop() {
 	if s.usages != nil {
 		s.usages.reset()
 	}
-}
-
-// setQuotablePending records how many Quotable workloads a refresh found
-// pending in a ClusterQueue (see queueStats.quotablePending); with no roll
-// to tell, all of them count.
-func (e *Estimator) setQuotablePending(cq kueue.ClusterQueueReference, n int) {
-	defer e.lockForRefresh().Unlock()
-	e.state.Stats.Of(cq).QuotablePending = n
-}
-
-// reclaimDelaysOf returns what a reclaim by lender takes from the holders
-// of its lent quota (see queuestats.Queues.ReclaimDelaysOf).
-func (e *Estimator) reclaimDelaysOf(lender kueue.ClusterQueueReference, sources []holderSource) cohortview.Delays[kueue.ClusterQueueReference] {
-	defer e.lockForRefresh().Unlock()
-	return e.state.Stats.ReclaimDelaysOf(lender, sources)
-}
-
-// queueInputs copies, under e.mu, what the refresh of cqs needs of the
-// estimator's state (see tracker.State.Inputs; names are the pending
-// workloads' names, untried the untried candidates among them).
-func (e *Estimator) queueInputs(now time.Time, cqs *schdcache.ClusterQueueSnapshot, names []workloadName, untried []engine.Candidate, writer *ledgerWriter) queueInputs {
-	defer e.lockForRefresh().Unlock()
-	return e.state.Inputs(now, cqs.Name, maps.Keys(cqs.Workloads), len(cqs.Workloads), names, untried, writer, e.opts.PriorMeanService.Seconds(), e.rng)
 }

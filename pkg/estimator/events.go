@@ -59,7 +59,11 @@ func (e *Estimator) WorkloadEventHandler() toolscache.ResourceEventHandler {
 func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 	set := func(obj any) {
 		if cq, ok := obj.(*kueue.ClusterQueue); ok {
-			e.setQueueSpec(kueue.ClusterQueueReference(cq.Name), queueSpecOf(cq))
+			name, spec := kueue.ClusterQueueReference(cq.Name), queueSpecOf(cq)
+			e.update(func(s *trackerState) {
+				s.SetSpec(name, spec, spec.cohort)
+				s.Changes.Mark(name)
+			})
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
@@ -70,7 +74,7 @@ func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 				obj = d.Obj
 			}
 			if cq, ok := obj.(*kueue.ClusterQueue); ok {
-				e.forgetClusterQueue(kueue.ClusterQueueReference(cq.Name))
+				e.update(func(s *trackerState) { s.ForgetClusterQueue(kueue.ClusterQueueReference(cq.Name)) })
 			}
 		},
 	}
@@ -105,40 +109,20 @@ func queueSpecOf(cq *kueue.ClusterQueue) queueSpec {
 	return spec
 }
 
-func (e *Estimator) setQueueSpec(cq kueue.ClusterQueueReference, spec queueSpec) {
-	defer e.dirty.Store(true)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.state.SetSpec(cq, spec, spec.cohort)
-	e.state.Changes.Mark(cq)
-}
-
-func (e *Estimator) forgetClusterQueue(cq kueue.ClusterQueueReference) {
-	defer e.dirty.Store(true)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.state.ForgetClusterQueue(cq)
-}
-
-// onWorkloadDelete forgets a workload. One deleted while pending with a
-// ledger line is never scored: that is reported, so that the ledger's
-// counts add up.
+// onWorkloadDelete forgets a workload (see tracker.State.Delete). One
+// deleted while pending with a ledger line is never scored: that is
+// reported, so that the ledger's counts add up.
 func (e *Estimator) onWorkloadDelete(wl *kueue.Workload) {
 	defer e.recoverPanic("onWorkloadDelete")
-	e.topology.Set(workload.Key(wl), "")
+	key := workload.Key(wl)
+	e.topology.Set(key, "")
 	queue, known := e.clusterQueueOf(wl)
-	if cq, dropped := e.forgetWorkload(workload.Key(wl), queue, known); dropped && e.opts.reporter != nil {
+	var cq kueue.ClusterQueueReference
+	var dropped bool
+	e.update(func(s *trackerState) { cq, dropped = s.Delete(key, queue, known) })
+	if dropped && e.opts.reporter != nil {
 		e.opts.reporter.ReportUnscored(cq, DeletedBeforeAdmission)
 	}
-}
-
-// forgetWorkload forgets a deleted workload (see tracker.State.Delete),
-// which was in ClusterQueue queue if known.
-func (e *Estimator) forgetWorkload(key workload.Reference, queue kueue.ClusterQueueReference, known bool) (kueue.ClusterQueueReference, bool) {
-	defer e.dirty.Store(true)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.state.Delete(key, queue, known)
 }
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
@@ -153,20 +137,11 @@ func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	arrival := parkedArrival{Name: nameOf(wl), LocalQueue: utilqueue.KeyFromWorkload(wl), Created: wl.CreationTimestamp.Time, At: now, Priority: priorityOf(wl)}
 	cq, ok := e.queues.ClusterQueueFromLocalQueue(arrival.LocalQueue)
 	if !ok {
-		e.park(key, arrival)
+		// Parked (see tracker.State.Park); the refresh looks it up again.
+		e.update(func(s *trackerState) { s.Park(key, arrival) })
 		return
 	}
 	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: earlyevents.Arrival, Apply: func() { e.state.Arrive(key, cq, arrival) }})
-}
-
-// park keeps the arrival of a workload whose LocalQueue the queue manager
-// does not map to a ClusterQueue (see tracker.State.Park), and asks for a
-// refresh, which looks it up again.
-func (e *Estimator) park(key workload.Reference, a parkedArrival) {
-	defer e.dirty.Store(true)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.state.Park(key, a)
 }
 
 // resolveParkedArrivals records, in its ClusterQueue, the arrival of every
@@ -178,7 +153,9 @@ func (e *Estimator) park(key workload.Reference, a parkedArrival) {
 // maximum staleness ago is still unmapped, the next refresh period looks
 // again.
 func (e *Estimator) resolveParkedArrivals(now time.Time) {
-	found, again := tracker.Lookup(e.parkedArrivals(), e.queues.ClusterQueueFromLocalQueue, now, e.opts.MaxStaleness)
+	var parked map[workload.Reference]parkedArrival
+	e.forRefresh(func(s *trackerState) { parked = s.Parked() })
+	found, again := tracker.Lookup(parked, e.queues.ClusterQueueFromLocalQueue, now, e.opts.MaxStaleness)
 	if again {
 		e.dirty.Store(true)
 	}
@@ -186,16 +163,11 @@ func (e *Estimator) resolveParkedArrivals(now time.Time) {
 		return
 	}
 	defer e.dirty.Store(true)
-	defer e.lockForRefresh().Unlock()
-	for _, f := range found {
-		e.state.Resolve(f)
-	}
-}
-
-// parkedArrivals returns a copy of the parked arrivals, nil when none.
-func (e *Estimator) parkedArrivals() map[workload.Reference]parkedArrival {
-	defer e.lockForRefresh().Unlock()
-	return e.state.Parked()
+	e.forRefresh(func(s *trackerState) {
+		for _, f := range found {
+			s.Resolve(f)
+		}
+	})
 }
 
 func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
@@ -259,7 +231,12 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 // (see refusedQuota) marks it tried.
 func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
 	if refusedQuota(newWl) && !sameQuotaReservedCondition(oldWl, newWl) {
-		e.markTried(workload.Key(newWl))
+		// Marked tried (see tracker.State.MarkTried): no refresh needed.
+		func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.state.MarkTried(nameOf(newWl))
+		}()
 	}
 	if oldWl.Generation == newWl.Generation {
 		return
@@ -269,15 +246,14 @@ func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
 	if !ok1 && !ok2 {
 		return
 	}
-	defer e.dirty.Store(true)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if ok1 {
-		e.state.Changes.Mark(before)
-	}
-	if ok2 {
-		e.state.Changes.Mark(after)
-	}
+	e.update(func(s *trackerState) {
+		if ok1 {
+			s.Changes.Mark(before)
+		}
+		if ok2 {
+			s.Changes.Mark(after)
+		}
+	})
 }
 
 // refusedQuota tells whether wl carries QuotaReserved=False without an
@@ -298,14 +274,6 @@ func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
 		return ca == cb
 	}
 	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message
-}
-
-// markTried sets ledger.TriedBit on a pending workload the estimator
-// tracks (see tracker.State.MarkTried).
-func (e *Estimator) markTried(key workload.Reference) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.state.MarkTried(nameFromReference(key))
 }
 
 // onAdmitted records an admission the informer saw, as ObserveAdmission

@@ -14,6 +14,7 @@ import (
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
 	"github.com/kueue-waittime/kueue-waittime/pkg/refreshschedule"
 )
@@ -248,8 +249,8 @@ func TestIncrementalRefreshRecomputesOnlyWhatChanged(t *testing.T) {
 	// Quiet for the maximum staleness: everything is recomputed, and the
 	// ledger keeps the first estimate.
 	before = after
-	env.clock.Step(refreshschedule.MaxStalenessFor(DefaultRefreshPeriod))
-	if !published.NeedsRefresh(e.dirty.Load(), env.clock.Now(), before, refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)) {
+	env.clock.Step(refreshschedule.MaxStalenessFor(engine.DefaultRefreshPeriod))
+	if !published.NeedsRefresh(e.dirty.Load(), env.clock.Now(), before, refreshschedule.MaxStalenessFor(engine.DefaultRefreshPeriod)) {
 		t.Errorf("the refresh loop would not refresh quiet results as old as the maximum staleness")
 	}
 	e.refresh(env.ctx, false)
@@ -339,7 +340,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 	}{
 		"listed by the next refresh":                           {listed: true, wait: time.Second, wantPublish: true},
 		"still unlisted: its ClusterQueue is recomputed again": {wait: time.Second, wantAgain: true},
-		"unlisted for the maximum staleness: forgotten":        {wait: refreshschedule.MaxStalenessFor(DefaultRefreshPeriod)},
+		"unlisted for the maximum staleness: forgotten":        {wait: refreshschedule.MaxStalenessFor(engine.DefaultRefreshPeriod)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -372,7 +373,7 @@ func TestArrivalListedAfterItsRefreshIsPublishedAtTheNext(t *testing.T) {
 			if _, ok := e.Results().Workload(workload.Key(arrived)); ok != tc.wantPublish {
 				t.Errorf("published at the second refresh = %v, want %v", ok, tc.wantPublish)
 			}
-			if tc.wait < refreshschedule.MaxStalenessFor(DefaultRefreshPeriod) {
+			if tc.wait < refreshschedule.MaxStalenessFor(engine.DefaultRefreshPeriod) {
 				if samePart(before, e.Results())["c"] {
 					t.Error("the second refresh did not recompute c")
 				}

@@ -8,7 +8,7 @@ import (
 )
 
 // defaultMillicores is the estimator's default refresh CPU
-// (estimator.DefaultRefreshCPUMillicores).
+// (engine.DefaultRefreshCPUMillicores).
 const defaultMillicores = 10
 
 func TestNext(t *testing.T) {

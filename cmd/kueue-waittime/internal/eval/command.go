@@ -26,6 +26,7 @@ import (
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/engine"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittimemetrics"
 
@@ -62,8 +63,8 @@ func (k *kueueRun) harness() *runner.Harness {
 // most a whole CPU), so that a refresh stretches the period exactly when
 // the same refresh would in production, and by as many periods.
 func scaledRefreshCPU(refresh time.Duration) int {
-	scale := float64(estimator.DefaultRefreshPeriod) / float64(refresh)
-	return int(min(1000, max(1, math.Round(estimator.DefaultRefreshCPUMillicores*scale))))
+	scale := float64(engine.DefaultRefreshPeriod) / float64(refresh)
+	return int(min(1000, max(1, math.Round(engine.DefaultRefreshCPUMillicores*scale))))
 }
 
 // startKueue starts a local control plane and the patched Kueue with the

@@ -25,6 +25,7 @@ import (
 	harnessreport "github.com/kueue-waittime/kueue-waittime/internal/harness/report"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/runner"
 	"github.com/kueue-waittime/kueue-waittime/internal/harness/scenario"
+	"sigs.k8s.io/kueue/pkg/scheduler/waittime/engine"
 	"sigs.k8s.io/kueue/pkg/scheduler/waittime/estimator"
 )
 
@@ -312,8 +313,8 @@ func TestScaledRefreshCPUStretchesAtTheSameRefreshCost(t *testing.T) {
 		refresh time.Duration
 		want    int
 	}{
-		"the production period keeps the default": {time.Second, estimator.DefaultRefreshCPUMillicores},
-		"a tenth of it allows ten times the CPU":  {100 * time.Millisecond, 10 * estimator.DefaultRefreshCPUMillicores},
+		"the production period keeps the default": {time.Second, engine.DefaultRefreshCPUMillicores},
+		"a tenth of it allows ten times the CPU":  {100 * time.Millisecond, 10 * engine.DefaultRefreshCPUMillicores},
 		"never more than a whole CPU":             {time.Millisecond, 1000},
 		"never less than a millicore":             {time.Hour, 1},
 	}
