@@ -700,7 +700,7 @@ func TestPlanInvalidInput(t *testing.T) {
 }
 
 // TestPlanTieNamesTheEstimatorsBottleneck checks that plan converts a
-// ClusterQueue as the estimator does (estimator.ClusterQueueCapacity): on a
+// ClusterQueue as the estimator does (convert.ClusterQueueCapacity): on a
 // k_eff tie between memory and cpu, written memory first, both name cpu.
 func TestPlanTieNamesTheEstimatorsBottleneck(t *testing.T) {
 	const manifests = `apiVersion: kueue.x-k8s.io/v1beta2

@@ -7,6 +7,7 @@ import (
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 )
 
 // cohortView is what a ClusterQueue's roll takes from the rest of its
@@ -23,7 +24,7 @@ type (
 // by preemption, which cohortview.View.ReclaimedHolders models on the
 // view's holders.
 func cohortViewOf(cqs *schdcache.ClusterQueueSnapshot, spec queueSpec, now time.Time) cohortView {
-	v := cohortView{Capacity: ClusterQueueCapacity(cqs)}
+	v := cohortView{Capacity: convert.ClusterQueueCapacity(cqs)}
 	switch spec.reclaimWithinCohort {
 	case "", kueue.PreemptionPolicyNever:
 	case kueue.PreemptionPolicyLowerPriority:
@@ -31,9 +32,9 @@ func cohortViewOf(cqs *schdcache.ClusterQueueSnapshot, spec queueSpec, now time.
 	default:
 		v.Reclaim = cohortview.ReclaimAny
 	}
-	if lent := lentQuota(cqs); len(lent) > 0 {
+	if lent := convert.LentQuota(cqs); len(lent) > 0 {
 		v.Lent = lent
-		v.Holders, v.Sources = lentHolders(cqs, lent, now)
+		v.Holders, v.Sources = convert.LentHolders(cqs, lent, now)
 	}
 	return v
 }

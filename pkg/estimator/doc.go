@@ -39,14 +39,15 @@
 //     and the arrivals a refresh missed ([published.Changes]), and which
 //     parts it reuses.
 //
-// What stays here is the adaptation, with Kueue's names: converting
-// Kueue's snapshot and pending lists to an [engine.Queue] (convert.go,
-// classes.go, lent.go, cohortview.go, topology.go), the intake of Kueue's
-// events (events.go: the keys, times and demands read from Kueue's
-// objects, handed to [tracker.State] under the lock), the refresh's reads
-// of Kueue's snapshot and queue manager (estimator.go) and publication
-// (results.go, ledger.go). Whatever needs none of Kueue's types lives in
-// the packages above.
+// What stays here is the stateful adaptation, with Kueue's names: the
+// intake of Kueue's events (events.go: the keys, times and demands read
+// from Kueue's objects, handed to [tracker.State] under the lock), the
+// refresh's reads of Kueue's snapshot and queue manager and their
+// assembly into an [engine.Queue] (estimator.go, cohortview.go), and
+// publication (results.go, ledger.go). The stateless reading of Kueue's
+// objects and snapshots into this module's models (capacity, demand,
+// lent quota, topology placement, conditions) is [convert]'s; whatever
+// needs none of Kueue's types lives in the packages above.
 //
 // The scheduler calls [Estimator.Classify] for the condition message of a
 // workload it could not admit, and [Estimator.ObserveCycle],

@@ -7,22 +7,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/features"
-	"sigs.k8s.io/kueue/pkg/resources"
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/cohortview"
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
@@ -79,7 +77,7 @@ type Estimator struct {
 	state *trackerState
 
 	// topology holds why TAS can never place some pending workloads
-	// (unplaceableByTopology); the scheduler's hook and the event handlers
+	// (convert.UnplaceableByTopology); the scheduler's hook and the event handlers
 	// write it without taking e.mu, and a refresh reads it without a lock.
 	// Entries leave at admission and deletion, and when an attempt finds
 	// the workload placeable: bounded by the pending workloads that TAS
@@ -203,8 +201,8 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 	defer e.recoverPanic("Classify")
 	scratch := classifyScratches.Get().(*classifyScratch)
 	defer classifyScratches.Put(scratch)
-	capacityInto(&scratch.capacity, cqs)
-	scratch.convert.Into(&scratch.demand, demandOf(info))
+	convert.CapacityInto(&scratch.capacity, cqs)
+	scratch.converter.Into(&scratch.demand, convert.DemandOf(info))
 	c := capacity.Verdict(&scratch.capacity, scratch.demand)
 	if c.Admissibility == capacity.Unfeasible {
 		return Unfeasible, c.Reason
@@ -224,7 +222,7 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 // a reason of its own and comes back unchanged.
 //
 // A workload whose quota fits is also Unfeasible when Topology-Aware
-// Scheduling can never place it (unplaceableByTopology), checked when
+// Scheduling can never place it (convert.UnplaceableByTopology), checked when
 // Kueue's message says a topology did not fit or an earlier attempt found
 // it unplaceable; the verdict is kept for the refresh, which publishes it,
 // until the workload is admitted or deleted or an attempt finds room.
@@ -241,7 +239,7 @@ func (e *Estimator) Classify(info *workload.Info, cqs *schdcache.ClusterQueueSna
 // configuration, the nodes and the workload, never on time, so it never
 // causes a status write of its own. A nil estimator or snapshot returns its inputs.
 func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (string, string) {
-	if e == nil || cqs == nil || !isAboutQuota(reason) {
+	if e == nil || cqs == nil || !convert.IsAboutQuota(reason) {
 		return reason, msg
 	}
 	adm, why := e.Classify(info, cqs)
@@ -264,35 +262,25 @@ func (e *Estimator) InadmissibleCondition(reason, msg string, info *workload.Inf
 }
 
 // checkTopology finds, for a workload whose quota fits, whether TAS can
-// never place it (unplaceableByTopology) and records the verdict for the
+// never place it (convert.UnplaceableByTopology) and records the verdict for the
 // refresh: when Kueue's message says a topology did not fit, or when an
 // earlier attempt found it unplaceable (nodes may have come since).
 func (e *Estimator) checkTopology(msg string, info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) (bool, string) {
 	verdicts := e.topology.Load()
-	if len(verdicts) == 0 && !isAboutTopology(msg) {
+	if len(verdicts) == 0 && !convert.IsAboutTopology(msg) {
 		// No verdict held, none to look up: no key to build.
 		return false, ""
 	}
 	key := workload.Key(info.Obj)
-	if _, known := verdicts[key]; !known && !isAboutTopology(msg) {
+	if _, known := verdicts[key]; !known && !convert.IsAboutTopology(msg) {
 		return false, ""
 	}
-	why := unplaceableByTopology(info, cqs)
+	why := convert.UnplaceableByTopology(info, cqs)
 	e.topology.Set(key, why)
 	if why != "" {
 		e.opts.log.V(3).Info("Topology can never place the workload", "workload", key, "clusterQueue", cqs.Name, "reason", why)
 	}
 	return why != "", why
-}
-
-// isAboutQuota tells whether a QuotaReserved reason says the workload waits
-// for, or can never get, quota; no reason is a NoFit whose reason Kueue did
-// not resolve (UnadmittedWorkloadsObservability disabled).
-func isAboutQuota(reason string) bool {
-	return reason == "" ||
-		reason == kueue.WorkloadQuotaReservedReasonWaitingForQuota ||
-		reason == kueue.WorkloadQuotaReservedReasonExceedsMaxQuota ||
-		reason == kueue.WorkloadQuotaReservedReasonTopologyPlacementFailed
 }
 
 // ObserveCycle records a scheduling cycle that began waiting for heads at
@@ -357,8 +345,8 @@ func (e *Estimator) reportAdmission(cq kueue.ClusterQueueReference, score Score,
 // and scores its ledger line, once per admission (see tracker.State.Admit).
 // The caller holds e.mu.
 func (e *Estimator) recordAdmission(wl *kueue.Workload, now time.Time, informer bool) (Score, ledger.Outcome) {
-	return e.state.Admit(admitted{Key: workload.Key(wl), ClusterQueue: wl.Status.Admission.ClusterQueue, Priority: priorityOf(wl),
-		Created: wl.CreationTimestamp.Time, QueuedSince: queuedSince(wl), At: now, Informer: informer})
+	return e.state.Admit(admitted{Key: workload.Key(wl), ClusterQueue: wl.Status.Admission.ClusterQueue, Priority: convert.PriorityOf(wl),
+		Created: wl.CreationTimestamp.Time, QueuedSince: convert.QueuedSince(wl), At: now, Informer: informer})
 }
 
 // Start runs the refresh loop until ctx is done: every refresh period, if
@@ -571,18 +559,18 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	names, pendingIn := scratch.Take(len(pending))
 	defer scratch.drop()
 
-	classes := newDemandClasses()
+	classes := convert.NewClasses()
 	unplaceable := engine.UnplaceableIndex[workload.Reference]{Verdicts: e.topology.Load()}
 	examined := 0
 	inCohort := cqs.HasParent()
 	for i, info := range pending {
 		names[i] = nameOf(info.Obj)
-		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.Of(demandOf(info)),
-			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj),
+		pendingIn = append(pendingIn, engine.Pending{ID: info.Obj.Name, Class: classes.Of(convert.DemandOf(info)),
+			MaxExecutionSeconds: convert.MaxExecutionSeconds(info.Obj), Priority: convert.PriorityOf(info.Obj),
 			Unplaceable: unplaceableOf(&unplaceable, info.Obj)})
-		if scratch.Examines(examined, inCohort) && !refusedQuota(info.Obj) {
+		if scratch.Examines(examined, inCohort) && !convert.RefusedQuota(info.Obj) {
 			examined++
-			if fitsWithinNominal(cqs, info, scratch) {
+			if scratch.nominal.Fits(cqs, info) {
 				scratch.Untried = append(scratch.Untried, engine.Candidate{Index: i, Created: info.Obj.CreationTimestamp.Time})
 			}
 		}
@@ -602,17 +590,17 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		Capacity:           capModel,
 		Running:            make([]engine.Running, 0, len(cqs.Workloads)),
 		Pending:            pendingIn,
-		Policy:             policyOf(in.Spec.strategy),
-		WithinClusterQueue: preemptionOf(in.Spec.withinClusterQueue),
+		Policy:             convert.PolicyOf(in.Spec.strategy),
+		WithinClusterQueue: convert.PreemptionOf(in.Spec.withinClusterQueue),
 		CyclePeriodSeconds: in.CyclePeriod,
 		Stats:              view.Stats,
 	}
 	for _, info := range cqs.Workloads {
-		r := engine.Running{Class: classes.Of(demandOf(info)), Usage: scratch.runningUsages().of(info),
-			MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
+		r := engine.Running{Class: classes.Of(convert.DemandOf(info)), Usage: scratch.runningUsages().Of(info),
+			MaxExecutionSeconds: convert.MaxExecutionSeconds(info.Obj), Priority: convert.PriorityOf(info.Obj)}
 		at, ok := in.Admitted[workload.Key(info.Obj)]
 		if !ok {
-			at, ok = admissionTime(info.Obj)
+			at, ok = convert.AdmissionTime(info.Obj)
 		}
 		if ok {
 			r.AgeSeconds = max(now.Sub(at).Seconds(), 0)
@@ -663,82 +651,18 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 // converting Kueue's workloads needs beside it.
 type refreshScratch struct {
 	engine.Scratch[workloadName]
-	// demand is fitsWithinNominal's sum of a workload's requests, and
-	// addDemand adds one request to it: bound once, so that passing it to
-	// Requests.ForEach does not allocate a closure per pod set.
-	demand    map[corev1.ResourceName]int64
-	addDemand func(corev1.ResourceName, int64)
+	nominal convert.NominalFit
 	// usages hands out the running workloads' usages of the ClusterQueue
 	// being refreshed; made at its first use (runningUsages).
-	usages *runningUsages
+	usages *convert.RunningUsages
 }
 
-// runningUsages returns the scratch's runningUsages, making it.
-func (s *refreshScratch) runningUsages() *runningUsages {
+// runningUsages returns the scratch's RunningUsages, making it.
+func (s *refreshScratch) runningUsages() *convert.RunningUsages {
 	if s.usages == nil {
-		s.usages = newRunningUsages()
+		s.usages = convert.NewRunningUsages()
 	}
 	return s.usages
-}
-
-// fitsWithinNominal reports whether a ClusterQueue's own quota has room
-// now for info without borrowing: in every resource group the workload
-// requests from, some flavor where its usage plus the workload's total
-// request stays within nominal for each resource of the group it requests
-// (unlimited nominal quota always has room). A resource that no group
-// covers fails it.
-//
-// Only such a workload is an untried candidate (see engine.Candidate),
-// timed by a first attempt: one that fits now by borrowing competes for
-// the cohort's quota with the other ClusterQueues' heads and with the
-// lenders' reclaims, and measured on mt-dra-cohort and mt-cohort-busy its
-// first-attempt forecasts fell short of the wait (README "Lenders in
-// cohorts").
-func fitsWithinNominal(cqs *schdcache.ClusterQueueSnapshot, info *workload.Info, scratch *refreshScratch) bool {
-	if scratch.demand == nil {
-		demand := make(map[corev1.ResourceName]int64)
-		scratch.demand = demand
-		scratch.addDemand = func(name corev1.ResourceName, v int64) {
-			if v > 0 {
-				demand[name] += v
-			}
-		}
-	}
-	demand := scratch.demand
-	clear(demand)
-	for _, ps := range info.TotalRequests {
-		ps.Requests.ForEach(scratch.addDemand)
-	}
-	covered := 0
-	for _, rg := range cqs.ResourceGroups {
-		requested := 0
-		for r := range rg.CoveredResources {
-			if _, ok := demand[r]; ok {
-				requested++
-			}
-		}
-		if requested == 0 {
-			continue
-		}
-		covered += requested
-		if !slices.ContainsFunc(rg.Flavors, func(f kueue.ResourceFlavorReference) bool {
-			for r := range rg.CoveredResources {
-				d, ok := demand[r]
-				if !ok {
-					continue
-				}
-				fr := resources.FlavorResource{Flavor: f, Resource: r}
-				nominal := cqs.QuotaFor(fr).Nominal.Int64()
-				if nominal != capacity.Unlimited && cqs.ResourceNode.Usage[fr].Int64()+d > nominal {
-					return false
-				}
-			}
-			return true
-		}) {
-			return false
-		}
-	}
-	return covered == len(demand)
 }
 
 // refreshScratches recycles refreshScratch values between refreshes (a
@@ -750,6 +674,29 @@ var refreshScratches = sync.Pool{New: func() any { return new(refreshScratch) }}
 func (s *refreshScratch) drop() {
 	s.Scratch.Drop()
 	if s.usages != nil {
-		s.usages.reset()
+		s.usages.Reset()
 	}
+}
+
+// classifyScratch is what Estimator.Classify converts a snapshot and a
+// workload into, kept in classifyScratches between calls: the scheduler
+// classifies every head it could not admit in every cycle, and converting
+// into fresh values allocated about ten objects a head.
+type classifyScratch struct {
+	capacity  capacity.ClusterQueue
+	demand    capacity.Workload
+	converter *convert.Converter
+}
+
+var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{converter: convert.NewConverter()} }}
+
+// unplaceableOf is a pending workload's engine.Pending.Unplaceable from
+// the topology verdicts the refresh of its ClusterQueue loaded (see
+// engine.UnplaceableIndex); it builds the workload's key only when some
+// verdict is held.
+func unplaceableOf(u *engine.UnplaceableIndex[workload.Reference], wl *kueue.Workload) uint16 {
+	if !u.Any() {
+		return 0
+	}
+	return u.Of(workload.Key(wl))
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -14,6 +13,7 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 	"github.com/kueue-waittime/kueue-waittime/pkg/earlyevents"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
@@ -127,14 +127,14 @@ func (e *Estimator) onWorkloadDelete(wl *kueue.Workload) {
 
 func (e *Estimator) onWorkloadAdd(wl *kueue.Workload) {
 	defer e.recoverPanic("onWorkloadAdd")
-	if isFinished(wl) || wl.Status.Admission != nil || wl.Spec.QueueName == "" {
+	if convert.IsFinished(wl) || wl.Status.Admission != nil || wl.Spec.QueueName == "" {
 		return
 	}
 	// The event follows the creation by milliseconds; its time is finer
 	// than the creation timestamp's whole second.
 	now := e.opts.clock.Now()
 	key := workload.Key(wl)
-	arrival := parkedArrival{Name: nameOf(wl), LocalQueue: utilqueue.KeyFromWorkload(wl), Created: wl.CreationTimestamp.Time, At: now, Priority: priorityOf(wl)}
+	arrival := parkedArrival{Name: nameOf(wl), LocalQueue: utilqueue.KeyFromWorkload(wl), Created: wl.CreationTimestamp.Time, At: now, Priority: convert.PriorityOf(wl)}
 	cq, ok := e.queues.ClusterQueueFromLocalQueue(arrival.LocalQueue)
 	if !ok {
 		// Parked (see tracker.State.Park); the refresh looks it up again.
@@ -180,11 +180,11 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		e.onPendingUpdate(oldWl, newWl)
 		return
 	}
-	if oldWl.Status.Admission == nil && newWl.Status.Admission != nil && !isFinished(newWl) {
+	if oldWl.Status.Admission == nil && newWl.Status.Admission != nil && !convert.IsFinished(newWl) {
 		e.onAdmitted(newWl)
 		return
 	}
-	if oldWl.Status.Admission != nil && newWl.Status.Admission == nil && !isFinished(newWl) {
+	if oldWl.Status.Admission != nil && newWl.Status.Admission == nil && !convert.IsFinished(newWl) {
 		// Quota released without finishing (evicted, deactivated): a later
 		// admission is a new one.
 		key := workload.Key(newWl)
@@ -195,14 +195,14 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		// The same update may carry the preemption: go on.
 	}
 	cq := admission.ClusterQueue
-	finished := !isFinished(oldWl) && isFinished(newWl)
-	preempted := !isEvictedByPreemption(oldWl) && isEvictedByPreemption(newWl)
+	finished := !convert.IsFinished(oldWl) && convert.IsFinished(newWl)
+	preempted := !convert.IsEvictedByPreemption(oldWl) && convert.IsEvictedByPreemption(newWl)
 	if !finished && !preempted {
 		return
 	}
 	now := e.opts.clock.Now()
 	key := workload.Key(newWl)
-	span, hasSpan := serviceSpan(oldWl, newWl)
+	span, hasSpan := convert.ServiceSpan(oldWl, newWl)
 	evictedAt := now
 	if c := apimeta.FindStatusCondition(newWl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
 		evictedAt = c.LastTransitionTime.Time
@@ -214,11 +214,11 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 		kind = earlyevents.Preemption
 	} else {
 		// The shape's service sample is keyed as its admissions are.
-		shapeKey, _, _ = admittedDemand(admission)
+		shapeKey, _, _ = convert.AdmittedDemand(admission)
 	}
 	end := queuestats.End{Finished: finished, Preempted: preempted,
-		Priority: priorityOf(newWl), ShapeKey: shapeKey, Span: span, HasSpan: hasSpan, EvictedAt: evictedAt,
-		Released: newWl.Status.Admission == nil, InClusterQueue: preempted && preemptedInClusterQueue(newWl)}
+		Priority: convert.PriorityOf(newWl), ShapeKey: shapeKey, Span: span, HasSpan: hasSpan, EvictedAt: evictedAt,
+		Released: newWl.Status.Admission == nil, InClusterQueue: preempted && convert.PreemptedInClusterQueue(newWl)}
 	e.applyOrDefer(earlyEvent{Key: key, ClusterQueue: cq, Kind: kind, Apply: func() {
 		e.state.End(key, cq, now, end, nameOf(newWl), created)
 	}})
@@ -228,9 +228,9 @@ func (e *Estimator) onWorkloadUpdate(oldWl, newWl *kueue.Workload) {
 // before and after an update of its spec (its priority, its LocalQueue, its
 // activation): their pending lists change, with no event of the
 // statistics' to say so. An update of its status that refuses it quota
-// (see refusedQuota) marks it tried.
+// (see convert.RefusedQuota) marks it tried.
 func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
-	if refusedQuota(newWl) && !sameQuotaReservedCondition(oldWl, newWl) {
+	if convert.RefusedQuota(newWl) && !convert.SameQuotaReservedCondition(oldWl, newWl) {
 		// Marked tried (see tracker.State.MarkTried): no refresh needed.
 		func() {
 			e.mu.Lock()
@@ -256,26 +256,6 @@ func (e *Estimator) onPendingUpdate(oldWl, newWl *kueue.Workload) {
 	})
 }
 
-// refusedQuota tells whether wl carries QuotaReserved=False without an
-// admission: the scheduler tried it and could not admit it (it writes that
-// condition with the reason it found, at the first failure and whenever the
-// reason changes), or a controller found it inadmissible.
-func refusedQuota(wl *kueue.Workload) bool {
-	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-	return c != nil && c.Status == metav1.ConditionFalse && wl.Status.Admission == nil
-}
-
-// sameQuotaReservedCondition tells whether a and b carry the same
-// QuotaReserved condition (status, reason and message), or both none.
-func sameQuotaReservedCondition(a, b *kueue.Workload) bool {
-	ca := apimeta.FindStatusCondition(a.Status.Conditions, kueue.WorkloadQuotaReserved)
-	cb := apimeta.FindStatusCondition(b.Status.Conditions, kueue.WorkloadQuotaReserved)
-	if ca == nil || cb == nil {
-		return ca == cb
-	}
-	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message
-}
-
 // onAdmitted records an admission the informer saw, as ObserveAdmission
 // records the scheduler's: on a replica that does not schedule it is the
 // only record, on the one that does the first of the two wins. Its time is
@@ -287,11 +267,11 @@ func (e *Estimator) onAdmitted(wl *kueue.Workload) {
 	var outcome ledger.Outcome
 	// The demand shape counts here, once per admission on every replica,
 	// not in the scheduler's hook.
-	shapeKey, demand, hasShape := admittedDemand(wl.Status.Admission)
+	shapeKey, demand, hasShape := convert.AdmittedDemand(wl.Status.Admission)
 	if e.applyOrDefer(earlyEvent{Key: workload.Key(wl), ClusterQueue: wl.Status.Admission.ClusterQueue, Kind: earlyevents.Admission, Apply: func() {
 		score, outcome = e.recordAdmission(wl, now, true)
 		if hasShape {
-			e.state.Stats.Of(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, priorityOf(wl), shapeKey, demand)
+			e.state.Stats.Of(wl.Status.Admission.ClusterQueue).ObserveAdmittedShape(now, convert.PriorityOf(wl), shapeKey, demand)
 		}
 	}}) {
 		e.reportAdmission(wl.Status.Admission.ClusterQueue, score, outcome)
@@ -352,23 +332,23 @@ func (e *Estimator) WarmStart(ctx context.Context, reader client.Reader) (err er
 			continue
 		}
 		s := get(cq)
-		prio := priorityOf(wl)
+		prio := convert.PriorityOf(wl)
 		s.AddArrival(wl.CreationTimestamp.Time, prio)
-		if at, ok := admissionTime(wl); ok {
-			s.AddWait(stats.Span{Start: queuedSince(wl), End: at})
+		if at, ok := convert.AdmissionTime(wl); ok {
+			s.AddWait(stats.Span{Start: convert.QueuedSince(wl), End: at})
 		}
-		if span, ok := serviceSpan(wl, wl); ok && isFinished(wl) {
+		if span, ok := convert.ServiceSpan(wl, wl); ok && convert.IsFinished(wl) {
 			s.AddService(prio, span)
 		}
-		if isEvictedByPreemption(wl) {
+		if convert.IsEvictedByPreemption(wl) {
 			if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil {
 				s.AddPreemption(c.LastTransitionTime.Time)
 			}
 		}
-		if wl.Status.Admission == nil && !isFinished(wl) {
+		if wl.Status.Admission == nil && !convert.IsFinished(wl) {
 			pendingKeys = append(pendingKeys, workload.Key(wl))
 		}
-		listed[workload.Key(wl)] = earlyevents.Listed{Admitted: wl.Status.Admission != nil, Finished: isFinished(wl), EvictedByPreemption: isEvictedByPreemption(wl)}
+		listed[workload.Key(wl)] = earlyevents.Listed{Admitted: wl.Status.Admission != nil, Finished: convert.IsFinished(wl), EvictedByPreemption: convert.IsEvictedByPreemption(wl)}
 	}
 
 	e.mu.Lock()
@@ -393,45 +373,4 @@ func (e *Estimator) clusterQueueOf(wl *kueue.Workload) (kueue.ClusterQueueRefere
 		return "", false
 	}
 	return e.queues.ClusterQueueFromLocalQueue(utilqueue.KeyFromWorkload(wl))
-}
-
-// serviceSpan is a finished workload's service: from its quota reservation
-// (looked up on before, then after, since a finish may clear it) to its
-// Finished transition.
-func serviceSpan(before, after *kueue.Workload) (stats.Span, bool) {
-	fin := apimeta.FindStatusCondition(after.Status.Conditions, kueue.WorkloadFinished)
-	if fin == nil || fin.Status != metav1.ConditionTrue {
-		return stats.Span{}, false
-	}
-	start, ok := admissionTime(after)
-	if !ok {
-		start, ok = admissionTime(before)
-	}
-	if !ok || fin.LastTransitionTime.Time.Before(start) {
-		return stats.Span{}, false
-	}
-	return stats.Span{Start: start, End: fin.LastTransitionTime.Time}, true
-}
-
-func isFinished(wl *kueue.Workload) bool {
-	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished)
-}
-
-// preemptedInClusterQueue reports whether a workload's Preempted condition
-// says that a workload of its own ClusterQueue preempted it (Kueue sets it
-// with the eviction, in the same update).
-func preemptedInClusterQueue(wl *kueue.Workload) bool {
-	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted)
-	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.InClusterQueueReason
-}
-
-// isEvicted reports whether a workload is being evicted, for any reason:
-// it still holds its quota until its release.
-func isEvicted(wl *kueue.Workload) bool {
-	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
-}
-
-func isEvictedByPreemption(wl *kueue.Workload) bool {
-	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
-	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadEvictedByPreemption
 }

@@ -4,6 +4,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
@@ -15,9 +16,9 @@ import (
 func (e *Estimator) featureUse(cqs *schdcache.ClusterQueueSnapshot, admissionScope bool) estimates.FeatureUse {
 	p := cqs.Preemption
 	u := estimates.FeatureUse{
-		PreemptsWithinClusterQueue: policyActs(p.WithinClusterQueue),
+		PreemptsWithinClusterQueue: convert.PolicyActs(p.WithinClusterQueue),
 		InCohort:                   cqs.HasParent(),
-		ReclaimsWithinCohort:       policyActs(p.ReclaimWithinCohort),
+		ReclaimsWithinCohort:       convert.PolicyActs(p.ReclaimWithinCohort),
 		BorrowsWithinCohort: p.BorrowWithinCohort != nil && p.BorrowWithinCohort.Policy != "" &&
 			p.BorrowWithinCohort.Policy != kueue.BorrowWithinCohortPolicyNever,
 		FairSharing:             e.opts.FairSharing,
@@ -30,9 +31,4 @@ func (e *Estimator) featureUse(cqs *schdcache.ClusterQueueSnapshot, admissionSco
 		u.NestedCohort = cqs.Parent().HasParent()
 	}
 	return u
-}
-
-// policyActs is whether a preemption policy preempts at all.
-func policyActs(p kueue.PreemptionPolicy) bool {
-	return p != "" && p != kueue.PreemptionPolicyNever
 }

@@ -14,6 +14,7 @@ import (
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/queuestats"
 )
@@ -292,9 +293,9 @@ func TestFitsWithinNominal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var scratch refreshScratch
-			if got := fitsWithinNominal(snap.ClusterQueue(tc.queue), workload.NewInfo(tc.workload), &scratch); got != tc.want {
-				t.Errorf("fitsWithinNominal = %v, want %v", got, tc.want)
+			var fit convert.NominalFit
+			if got := fit.Fits(snap.ClusterQueue(tc.queue), workload.NewInfo(tc.workload)); got != tc.want {
+				t.Errorf("NominalFit.Fits = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 )
 
 // lendingObjects is a cohort of two 2-CPU ClusterQueues: "borrower" runs
@@ -60,10 +61,10 @@ func TestLentQuota(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, lentQuota(snap.ClusterQueue("lender"))); diff != "" {
+			if diff := cmp.Diff(tc.want, convert.LentQuota(snap.ClusterQueue("lender"))); diff != "" {
 				t.Errorf("lent quota (-want,+got):\n%s", diff)
 			}
-			if got := lentQuota(snap.ClusterQueue("borrower")); got != nil {
+			if got := convert.LentQuota(snap.ClusterQueue("borrower")); got != nil {
 				t.Errorf("the borrower's lent quota = %v, want none", got)
 			}
 		})
@@ -142,8 +143,8 @@ func TestLentHoldersCoverTheLentQuota(t *testing.T) {
 				t.Fatal(err)
 			}
 			lender := snap.ClusterQueue("lender")
-			lent := lentQuota(lender)
-			holders, _ := lentHolders(lender, lent, t0)
+			lent := convert.LentQuota(lender)
+			holders, _ := convert.LentHolders(lender, lent, t0)
 			if len(holders) != tc.want {
 				t.Errorf("%d holders, want %d", len(holders), tc.want)
 			}

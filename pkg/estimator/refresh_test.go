@@ -67,12 +67,12 @@ func TestRefreshScratchKeepsNoWorkloadAfterDrop(t *testing.T) {
 	running := workload.NewInfo(utiltestingapi.MakeWorkload("r", "ns").Request(corev1.ResourceCPU, "1").
 		ReserveQuotaAt(utiltestingapi.MakeAdmission("cq").PodSets(utiltestingapi.MakePodSetAssignment(kueue.DefaultPodSetName).
 			Assignment(corev1.ResourceCPU, "default", "1").Obj()).Obj(), time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)).Obj())
-	usage := s.runningUsages().of(running)
+	usage := s.runningUsages().Of(running)
 	s.drop()
 	// The usages handed out are forgotten: the same usage asked for again
 	// comes back as a map of its own, not the one the scratch kept
 	// (identity by address, %p).
-	if again := s.runningUsages().of(running); fmt.Sprintf("%p", again) == fmt.Sprintf("%p", usage) {
+	if again := s.runningUsages().Of(running); fmt.Sprintf("%p", again) == fmt.Sprintf("%p", usage) {
 		t.Errorf("after drop the scratch still holds the usage it handed out before (%v)", usage)
 	}
 	if diff := cmp.Diff(make([]workloadName, 3), s.Names[:3], cmp.AllowUnexported(workloadName{})); diff != "" {

@@ -8,50 +8,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
 
-	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
-
-func TestAdmittedDemandIsPerPodAndKeyedByShape(t *testing.T) {
-	admission := func(count int32, cpu, memory string) *kueue.Admission {
-		return &kueue.Admission{ClusterQueue: "cq", PodSetAssignments: []kueue.PodSetAssignment{{
-			Name:  "main",
-			Count: ptr.To(count),
-			ResourceUsage: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse(cpu),
-				corev1.ResourceMemory: resource.MustParse(memory),
-			},
-		}}}
-	}
-	key, demand, ok := admittedDemand(admission(4, "2", "4Gi"))
-	if !ok {
-		t.Fatal("no demand read from an admission with usage")
-	}
-	want := capacity.Workload{PodSets: []capacity.PodSet{{Name: "main", Count: 4, Requests: map[string]int64{"cpu": 500, "memory": 1 << 30}}}}
-	if diff := cmp.Diff(want, demand); diff != "" {
-		t.Errorf("demand (-want,+got):\n%s", diff)
-	}
-	if again, _, _ := admittedDemand(admission(4, "2000m", "4096Mi")); again != key {
-		t.Errorf("equal usage written otherwise: key %q, want %q", again, key)
-	}
-	if other, _, _ := admittedDemand(admission(2, "1", "2Gi")); other == key {
-		t.Errorf("two pods of the same size share the key %q of four", key)
-	}
-	if _, _, ok := admittedDemand(nil); ok {
-		t.Error("a demand read from no admission")
-	}
-	if _, _, ok := admittedDemand(&kueue.Admission{ClusterQueue: "cq"}); ok {
-		t.Error("a demand read from an admission without pod set assignments")
-	}
-}
 
 // bigAfterAdmissions is the estimate of "big", a pending 1 CPU workload at
 // the head of paperObjects' queue (2 CPU, four 500m running, BestEffortFIFO),

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kueue/pkg/workload"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
 )
 
@@ -65,11 +66,11 @@ func (e *Estimator) WhatIf(cq kueue.ClusterQueueReference, info *workload.Info) 
 	if part == nil || part.WhatIf == nil || !part.HasModel {
 		return out, fmt.Errorf("%w: %s", ErrUnknownClusterQueue, cq)
 	}
-	demand := workloadDemand(info)
+	demand := convert.WorkloadDemand(info)
 	if err := demand.Validate(); err != nil {
 		return out, fmt.Errorf("%w: %w", ErrInvalidWhatIf, err)
 	}
-	out = e.whatIf(part, demand, priorityOf(info.Obj), maxExecutionSeconds(info.Obj))
+	out = e.whatIf(part, demand, convert.PriorityOf(info.Obj), convert.MaxExecutionSeconds(info.Obj))
 	e.opts.log.V(3).Info("What-if wait time forecast", "clusterQueue", cq, "priority", out.Priority,
 		"position", out.Position, "admissibility", out.Admissibility, "method", out.Method,
 		"expectedWait", out.ExpectedWait, "p50", out.P50, "p90", out.P90)

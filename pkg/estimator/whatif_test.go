@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/kueue/pkg/resources"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 )
 
 // strictPaperObjects is paperObjects with a StrictFIFO ClusterQueue: two
@@ -266,7 +268,7 @@ func TestWhatIfOnAnUnstableQueue(t *testing.T) {
 	e.Refresh(env.ctx)
 	part := *e.Results().Part("cq")
 	part.Model.HasRates, part.Model.Stable, part.Model.Utilization = true, false, 1.5
-	got := e.whatIf(&part, workloadDemand(whatIfInfo("500m", 0)), 0, 0)
+	got := e.whatIf(&part, convert.WorkloadDemand(whatIfInfo("500m", 0)), 0, 0)
 	if !got.QueueHasRates || got.QueueStable || got.QueueUtilization != 1.5 {
 		t.Errorf("queue model in the answer: rates %v, stable %v, ρ %v; want the unstable model", got.QueueHasRates, got.QueueStable, got.QueueUtilization)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kueue-waittime/kueue-waittime/cmd/kueue-waittime/internal/cli"
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
-	"github.com/kueue-waittime/kueue-waittime/pkg/estimator"
+	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 )
 
 // queueState is one ClusterQueue as Kueue's scheduler snapshot sees it.
@@ -91,7 +91,7 @@ func buildSnapshot(ctx context.Context, in *inputs) (map[string]*queueState, sna
 			st.reason = fmt.Sprintf("%s: %s", reason, msg)
 		} else {
 			st.active = true
-			st.capacity = estimator.ClusterQueueCapacity(cqs)
+			st.capacity = convert.ClusterQueueCapacity(cqs)
 		}
 		states[cq.Name] = st
 	}

@@ -1,4 +1,4 @@
-package estimator
+package convert
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 )
 
 // TestDemandClassesGroupByPrintedShape checks that two workloads share a
-// demand class exactly when workloadDemand prints their pod sets alike (how
+// demand class exactly when WorkloadDemand prints their pod sets alike (how
 // the a-priori model's mix was built before demand classes), and that a
-// class's shape is each member's workloadDemand.
+// class's shape is each member's WorkloadDemand.
 func TestDemandClassesGroupByPrintedShape(t *testing.T) {
 	podSet := func(name string, count int, requests ...string) kueue.PodSet {
 		ps := utiltestingapi.MakePodSet(kueue.PodSetReference(name), count)
@@ -41,20 +41,20 @@ func TestDemandClassesGroupByPrintedShape(t *testing.T) {
 		shape(podSet("main", 1, "cpu", "1", "memory", "1Gi")),
 		shape(podSet("main", 1, "cpu", "1", "memory", "1Gi", "nvidia.com/gpu", "1")),
 	}
-	classes := newDemandClasses()
+	classes := NewClasses()
 	classOf := make([]int, len(infos))
 	for i, info := range infos {
-		classOf[i] = classes.Of(demandOf(info))
-		if diff := cmp.Diff(workloadDemand(info), classes.Shapes[classOf[i]]); diff != "" {
-			t.Errorf("workload %d: class shape (-workloadDemand +class):\n%s", i, diff)
+		classOf[i] = classes.Of(DemandOf(info))
+		if diff := cmp.Diff(WorkloadDemand(info), classes.Shapes[classOf[i]]); diff != "" {
+			t.Errorf("workload %d: class shape (-WorkloadDemand +class):\n%s", i, diff)
 		}
 	}
 	printed := make(map[string]bool)
 	for i := range infos {
-		key := fmt.Sprint(workloadDemand(infos[i]).PodSets)
+		key := fmt.Sprint(WorkloadDemand(infos[i]).PodSets)
 		printed[key] = true
 		for j := range infos {
-			if same := key == fmt.Sprint(workloadDemand(infos[j]).PodSets); same != (classOf[i] == classOf[j]) {
+			if same := key == fmt.Sprint(WorkloadDemand(infos[j]).PodSets); same != (classOf[i] == classOf[j]) {
 				t.Errorf("workloads %d and %d: printed alike %v, same class %v", i, j, same, classOf[i] == classOf[j])
 			}
 		}

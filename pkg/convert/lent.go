@@ -1,4 +1,4 @@
-package estimator
+package convert
 
 import (
 	"cmp"
@@ -17,11 +17,11 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 )
 
-// lentQuota is the quota of a ClusterQueue that other ClusterQueues of its
+// LentQuota is the quota of a ClusterQueue that other ClusterQueues of its
 // cohort hold now, per flavor-resource: −beyondNominal, where that is
 // positive.
 // Nothing for a ClusterQueue without a cohort or with unlimited quota.
-func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
+func LentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 	if !cqs.HasParent() {
 		return nil
 	}
@@ -47,17 +47,17 @@ func lentQuota(cqs *schdcache.ClusterQueueSnapshot) capacity.Quantities {
 	return out
 }
 
-// lentHolders returns the running workloads whose ends return lent quota:
+// LentHolders returns the running workloads whose ends return lent quota:
 // those of the ClusterQueues of the cohort tree that borrow in a
 // flavor-resource lent — Kueue gives quota freed by a borrower to a
 // ClusterQueue within its nominal quota before it lends it again — in
 // ClusterQueue and workload name order, as many as cohortview.HolderSet
 // takes.
-func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) ([]forecast.Running, []holderSource) {
+func LentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, now time.Time) ([]forecast.Running, []cohortview.Source[kueue.ClusterQueueReference]) {
 	members := cqs.Parent().Root().SubtreeClusterQueues()
 	slices.SortFunc(members, func(a, b *schdcache.ClusterQueueSnapshot) int { return cmp.Compare(a.Name, b.Name) })
 	set := cohortview.NewHolderSet[kueue.ClusterQueueReference](lent)
-	usages := newRunningUsages()
+	usages := NewRunningUsages()
 	for _, m := range members {
 		if m.Name == cqs.Name || !borrowsAny(m, lent) {
 			continue
@@ -72,11 +72,11 @@ func lentHolders(cqs *schdcache.ClusterQueueSnapshot, lent capacity.Quantities, 
 				return set.Holders, set.Sources
 			}
 			info := m.Workloads[k]
-			h := forecast.Running{Usage: usages.of(info), MaxExecutionSeconds: maxExecutionSeconds(info.Obj), Priority: priorityOf(info.Obj)}
-			if at, ok := admissionTime(info.Obj); ok {
+			h := forecast.Running{Usage: usages.Of(info), MaxExecutionSeconds: MaxExecutionSeconds(info.Obj), Priority: PriorityOf(info.Obj)}
+			if at, ok := AdmissionTime(info.Obj); ok {
 				h.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 			}
-			set.Add(h, holderSource{ClusterQueue: m.Name, Evicted: isEvicted(info.Obj)})
+			set.Add(h, cohortview.Source[kueue.ClusterQueueReference]{ClusterQueue: m.Name, Evicted: IsEvicted(info.Obj)})
 		}
 	}
 	return set.Holders, set.Sources

@@ -1,4 +1,4 @@
-package estimator
+package convert
 
 import (
 	"context"
@@ -10,11 +10,9 @@ import (
 	"sigs.k8s.io/kueue/pkg/features"
 	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/workload"
-
-	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 )
 
-// unplaceableByTopology tells why Topology-Aware Scheduling can never place
+// UnplaceableByTopology tells why Topology-Aware Scheduling can never place
 // a workload whose quota fits in cqs: some pod set with a topology request
 // (with the pod sets of its group, placed together) that no TAS flavor able
 // to hold its resources can place, even with every workload placed by TAS
@@ -34,7 +32,7 @@ import (
 //
 // It runs Kueue's placement once per candidate flavor of each group: the
 // caller runs it only when Kueue's own message says a topology did not fit.
-func unplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) string {
+func UnplaceableByTopology(info *workload.Info, cqs *schdcache.ClusterQueueSnapshot) string {
 	if !features.Enabled(features.TopologyAwareScheduling) || len(cqs.TASFlavors) == 0 ||
 		cqs.HasMultiKueueAdmissionCheck() || workload.IsElasticWorkload(info.Obj) {
 		return ""
@@ -141,20 +139,9 @@ func podSetNames(podSets []kueue.PodSet, group []int) string {
 	return strings.Join(names, "+")
 }
 
-// isAboutTopology tells whether Kueue's message for a workload it could not
+// IsAboutTopology tells whether Kueue's message for a workload it could not
 // admit says that a topology did not fit (Kueue v0.19.2's words: `topology
 // "<name>" allows to fit only …` or `… doesn't allow to fit any of …`).
-func isAboutTopology(msg string) bool {
+func IsAboutTopology(msg string) bool {
 	return strings.Contains(msg, "allows to fit only") || strings.Contains(msg, "allow to fit any of")
-}
-
-// unplaceableOf is a pending workload's engine.Pending.Unplaceable from
-// the topology verdicts the refresh of its ClusterQueue loaded (see
-// engine.UnplaceableIndex); it builds the workload's key only when some
-// verdict is held.
-func unplaceableOf(u *engine.UnplaceableIndex[workload.Reference], wl *kueue.Workload) uint16 {
-	if !u.Any() {
-		return 0
-	}
-	return u.Of(workload.Key(wl))
 }

@@ -1,4 +1,4 @@
-package estimator
+package convert
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -15,8 +15,8 @@ import (
 // (capacity.Classes) and converts only a class's first workload.
 type infoDemand workload.Info
 
-// demandOf is info's demand, read in place.
-func demandOf(info *workload.Info) *infoDemand { return (*infoDemand)(info) }
+// DemandOf is info's demand, read in place.
+func DemandOf(info *workload.Info) *infoDemand { return (*infoDemand)(info) }
 
 func (d *infoDemand) PodSets() int { return len(d.TotalRequests) }
 
@@ -34,18 +34,18 @@ func (d *infoDemand) EachRequest(i int, f func(corev1.ResourceName, int64)) {
 	}
 }
 
-// demandClasses are the demand classes of one refreshed ClusterQueue's
+// Classes are the demand classes of one refreshed ClusterQueue's
 // workloads (see capacity.Classes).
-type demandClasses = capacity.Classes[corev1.ResourceName]
+type Classes = capacity.Classes[corev1.ResourceName]
 
-func newDemandClasses() *demandClasses { return capacity.NewClasses[corev1.ResourceName]() }
+func NewClasses() *Classes { return capacity.NewClasses[corev1.ResourceName]() }
 
-// workloadDemand converts a workload's pod sets to the pure model (see
+// WorkloadDemand converts a workload's pod sets to the pure model (see
 // capacity.DemandOf).
-func workloadDemand(info *workload.Info) capacity.Workload { return capacity.DemandOf(demandOf(info)) }
+func WorkloadDemand(info *workload.Info) capacity.Workload { return capacity.DemandOf(DemandOf(info)) }
 
-// demandConverter converts workloads' demands into reused values (see
+// Converter converts workloads' demands into reused values (see
 // capacity.Converter).
-type demandConverter = capacity.Converter[corev1.ResourceName]
+type Converter = capacity.Converter[corev1.ResourceName]
 
-func newDemandConverter() *demandConverter { return capacity.NewConverter[corev1.ResourceName]() }
+func NewConverter() *Converter { return capacity.NewConverter[corev1.ResourceName]() }

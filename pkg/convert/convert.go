@@ -1,8 +1,7 @@
-package estimator
+package convert
 
 import (
 	"slices"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,15 +33,15 @@ import (
 // either is Unlimited. On the snapshot of an idle cohort it is Borrowable.
 func ClusterQueueCapacity(cqs *schdcache.ClusterQueueSnapshot) *capacity.ClusterQueue {
 	out := &capacity.ClusterQueue{}
-	capacityInto(out, cqs)
+	CapacityInto(out, cqs)
 	return out
 }
 
-// capacityInto writes ClusterQueueCapacity(cqs) into out, reusing the
+// CapacityInto writes ClusterQueueCapacity(cqs) into out, reusing the
 // slices out already has (its groups, their resources and flavors, and the
 // flavors' quotas): converting into the same out again allocates only where
 // cqs has more of something than out ever held.
-func capacityInto(out *capacity.ClusterQueue, cqs *schdcache.ClusterQueueSnapshot) {
+func CapacityInto(out *capacity.ClusterQueue, cqs *schdcache.ClusterQueueSnapshot) {
 	out.Name = string(cqs.Name)
 	out.ResourceGroups = capacity.Resized(out.ResourceGroups, len(cqs.ResourceGroups))
 	for gi, rg := range cqs.ResourceGroups {
@@ -79,19 +78,7 @@ func beyondNominal(cqs *schdcache.ClusterQueueSnapshot, fr resources.FlavorResou
 	return cqs.ResourceNode.Usage[fr].Int64() + cqs.Available(fr).Int64() - cqs.QuotaFor(fr).Nominal.Int64()
 }
 
-// classifyScratch is what Estimator.Classify converts a snapshot and a
-// workload into, kept in classifyScratches between calls: the scheduler
-// classifies every head it could not admit in every cycle, and converting
-// into fresh values allocated about ten objects a head.
-type classifyScratch struct {
-	capacity capacity.ClusterQueue
-	demand   capacity.Workload
-	convert  *demandConverter
-}
-
-var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{convert: newDemandConverter()} }}
-
-// runningUsages hands out the usages of running workloads, one map per
+// RunningUsages hands out the usages of running workloads, one map per
 // distinct usage since the last reset (see capacity.Interner). A
 // workload's usage is the quota it holds per flavor-resource: what Kueue's
 // Info.FlavorResourceUsage sums (each pod set's total request of a
@@ -100,7 +87,7 @@ var classifyScratches = sync.Pool{New: func() any { return &classifyScratch{conv
 // of 1,000 ClusterQueues with 8 running workloads each allocated a map per
 // workload, the most allocations of any step, and a published scene kept
 // them all.
-type runningUsages struct {
+type RunningUsages struct {
 	scratch  capacity.Quantities
 	interned *capacity.Interner
 	// flavors are the flavors of the pod set being summed, read by add;
@@ -109,8 +96,8 @@ type runningUsages struct {
 	add     func(corev1.ResourceName, int64)
 }
 
-func newRunningUsages() *runningUsages {
-	u := &runningUsages{scratch: capacity.Quantities{}, interned: capacity.NewInterner()}
+func NewRunningUsages() *RunningUsages {
+	u := &RunningUsages{scratch: capacity.Quantities{}, interned: capacity.NewInterner()}
 	u.add = func(r corev1.ResourceName, v int64) {
 		u.scratch[capacity.FlavorResource{Flavor: string(u.flavors[r]), Resource: string(r)}] += v
 	}
@@ -119,7 +106,7 @@ func newRunningUsages() *runningUsages {
 
 // of returns info's usage, shared with every running workload of the same
 // usage since the last reset; the caller must not change it.
-func (u *runningUsages) of(info *workload.Info) capacity.Quantities {
+func (u *RunningUsages) Of(info *workload.Info) capacity.Quantities {
 	clear(u.scratch)
 	for _, ps := range info.TotalRequests {
 		if ps.Requests == nil {
@@ -134,11 +121,11 @@ func (u *runningUsages) of(info *workload.Info) capacity.Quantities {
 
 // reset forgets the usages handed out, so that the next ClusterQueue's are
 // its own and the scratch keeps none of them alive.
-func (u *runningUsages) reset() { u.interned.Reset() }
+func (u *RunningUsages) Reset() { u.interned.Reset() }
 
-// admissionTime is when the workload got its quota reservation: the last
+// AdmissionTime is when the workload got its quota reservation: the last
 // transition of its QuotaReserved condition to True; ok is false without it.
-func admissionTime(wl *kueue.Workload) (time.Time, bool) {
+func AdmissionTime(wl *kueue.Workload) (time.Time, bool) {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 	if c == nil || c.Status != "True" {
 		return time.Time{}, false
@@ -146,34 +133,34 @@ func admissionTime(wl *kueue.Workload) (time.Time, bool) {
 	return c.LastTransitionTime.Time, true
 }
 
-// queuedSince is when the workload's current wait began: its creation, or
+// QueuedSince is when the workload's current wait began: its creation, or
 // its last requeue (as Kueue's own admission wait time metric counts it).
-func queuedSince(wl *kueue.Workload) time.Time {
+func QueuedSince(wl *kueue.Workload) time.Time {
 	if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued); c != nil {
 		return c.LastTransitionTime.Time
 	}
 	return wl.CreationTimestamp.Time
 }
 
-// maxExecutionSeconds is spec.maximumExecutionTimeSeconds, 0 when unset.
-func maxExecutionSeconds(wl *kueue.Workload) float64 {
+// MaxExecutionSeconds is spec.maximumExecutionTimeSeconds, 0 when unset.
+func MaxExecutionSeconds(wl *kueue.Workload) float64 {
 	if wl.Spec.MaximumExecutionTimeSeconds == nil || *wl.Spec.MaximumExecutionTimeSeconds <= 0 {
 		return 0
 	}
 	return float64(*wl.Spec.MaximumExecutionTimeSeconds)
 }
 
-func policyOf(s kueue.QueueingStrategy) forecast.Policy {
+func PolicyOf(s kueue.QueueingStrategy) forecast.Policy {
 	if s == kueue.StrictFIFO {
 		return forecast.StrictFIFO
 	}
 	return forecast.BestEffortFIFO
 }
 
-// preemptionOf maps a ClusterQueue's withinClusterQueue policy to the
+// PreemptionOf maps a ClusterQueue's withinClusterQueue policy to the
 // roll's; anything else ("" or a value Kueue does not accept there) is
 // Never, Kueue's default.
-func preemptionOf(p kueue.PreemptionPolicy) forecast.PreemptionPolicy {
+func PreemptionOf(p kueue.PreemptionPolicy) forecast.PreemptionPolicy {
 	switch p {
 	case kueue.PreemptionPolicyLowerPriority:
 		return forecast.PreemptionLowerPriority
@@ -183,8 +170,8 @@ func preemptionOf(p kueue.PreemptionPolicy) forecast.PreemptionPolicy {
 	return forecast.PreemptionNever
 }
 
-// priorityOf is a workload's priority as Kueue orders it (0 for none).
-func priorityOf(wl *kueue.Workload) int32 {
+// PriorityOf is a workload's priority as Kueue orders it (0 for none).
+func PriorityOf(wl *kueue.Workload) int32 {
 	if wl == nil {
 		return 0
 	}

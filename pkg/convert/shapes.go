@@ -1,4 +1,4 @@
-package estimator
+package convert
 
 import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -7,11 +7,11 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/capacity"
 )
 
-// admittedDemand is the demand of an admitted workload as Kueue accounted
+// AdmittedDemand is the demand of an admitted workload as Kueue accounted
 // it (its pod set assignments' usage, per pod, in Kueue's canonical units)
 // and a key that equal demands share (capacity.Workload.ShapeKey); ok is
 // false for an admission with no usage to read.
-func admittedDemand(a *kueue.Admission) (key string, demand capacity.Workload, ok bool) {
+func AdmittedDemand(a *kueue.Admission) (key string, demand capacity.Workload, ok bool) {
 	if a == nil || len(a.PodSetAssignments) == 0 {
 		return "", capacity.Workload{}, false
 	}

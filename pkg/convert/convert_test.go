@@ -1,4 +1,4 @@
-package estimator
+package convert
 
 import (
 	"reflect"
@@ -61,14 +61,10 @@ func TestClusterQueueCapacity(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			env := newTestEnv(t, envObjects{
+			snap := snapshotOf(t, snapshotObjects{
 				flavors: []*kueue.ResourceFlavor{utiltestingapi.MakeResourceFlavor("default").Obj(), utiltestingapi.MakeResourceFlavor("spot").Obj()},
 				cqs:     tc.cqs,
 			})
-			snap, err := env.cache.Snapshot(env.ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got := ClusterQueueCapacity(snap.ClusterQueue("a"))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("capacity (-want,+got):\n%s", diff)
@@ -102,7 +98,7 @@ func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
 	narrow := utiltestingapi.MakeClusterQueue("narrow").ResourceGroup(
 		*utiltestingapi.MakeFlavorQuotas("default").Resource(corev1.ResourceCPU, "2").Obj(),
 	).Obj()
-	env := newTestEnv(t, envObjects{
+	snap := snapshotOf(t, snapshotObjects{
 		flavors: []*kueue.ResourceFlavor{
 			utiltestingapi.MakeResourceFlavor("default").Obj(),
 			utiltestingapi.MakeResourceFlavor("spot").Obj(),
@@ -110,10 +106,6 @@ func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
 		},
 		cqs: []*kueue.ClusterQueue{wide, narrow},
 	})
-	snap, err := env.cache.Snapshot(env.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	training := workload.NewInfo(utiltestingapi.MakeWorkload("training", "default").PodSets(
 		*utiltestingapi.MakePodSet("driver", 1).Request(corev1.ResourceCPU, "1").Request(corev1.ResourceMemory, "2Gi").Obj(),
 		*utiltestingapi.MakePodSet("workers", 4).Request(corev1.ResourceCPU, "2").Request("nvidia.com/gpu", "1").Obj(),
@@ -126,16 +118,16 @@ func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
 	var reusedCapacity capacity.ClusterQueue
 	for i, name := range []kueue.ClusterQueueReference{"wide", "narrow", "wide", "narrow"} {
 		cqs := snap.ClusterQueue(name)
-		capacityInto(&reusedCapacity, cqs)
+		CapacityInto(&reusedCapacity, cqs)
 		if diff := cmp.Diff(ClusterQueueCapacity(cqs), &reusedCapacity); diff != "" {
 			t.Errorf("conversion %d (%s) into a reused ClusterQueue (-fresh,+reused):\n%s", i, name, diff)
 		}
 	}
 	var reusedDemand capacity.Workload
-	add := newDemandConverter()
+	add := NewConverter()
 	for i, info := range []*workload.Info{training, small, training, idle, small} {
-		add.Into(&reusedDemand, demandOf(info))
-		if diff := cmp.Diff(workloadDemand(info), reusedDemand); diff != "" {
+		add.Into(&reusedDemand, DemandOf(info))
+		if diff := cmp.Diff(WorkloadDemand(info), reusedDemand); diff != "" {
 			t.Errorf("conversion %d (%s) into a reused Workload (-fresh,+reused):\n%s", i, info.Obj.Name, diff)
 		}
 	}
@@ -147,7 +139,7 @@ func TestConversionsIntoReusedValuesEqualFreshOnes(t *testing.T) {
 	}
 }
 
-// TestRunningUsageSumsWhatKueueSums checks runningUsages.of against Kueue's own
+// TestRunningUsageSumsWhatKueueSums checks RunningUsages.of against Kueue's own
 // Info.FlavorResourceUsage, converted, on admitted workloads whose pod sets
 // share a flavor or use different flavors, and one whose admission assigns
 // only one of the resources it requests (Kueue counts what was admitted).
@@ -196,12 +188,12 @@ func TestRunningUsageSumsWhatKueueSums(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			info := workload.NewInfo(tc.wl)
-			got := newRunningUsages().of(info)
+			got := NewRunningUsages().Of(info)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("runningUsages.of (-want,+got):\n%s", diff)
+				t.Errorf("RunningUsages.of (-want,+got):\n%s", diff)
 			}
 			if diff := cmp.Diff(kueueUsage(info), got); diff != "" {
-				t.Errorf("runningUsages.of differs from Kueue's FlavorResourceUsage (-Kueue,+of):\n%s", diff)
+				t.Errorf("RunningUsages.of differs from Kueue's FlavorResourceUsage (-Kueue,+of):\n%s", diff)
 			}
 		})
 	}
@@ -216,7 +208,7 @@ func kueueUsage(info *workload.Info) capacity.Quantities {
 	return out
 }
 
-// TestRunningUsagesShareOneMapPerDistinctUsage hands runningUsages the
+// TestRunningUsagesShareOneMapPerDistinctUsage hands RunningUsages the
 // running workloads of a ClusterQueue: two of one usage (their pod sets in
 // a different order) get the same map, one on another flavor and one of
 // another size their own, each equal to Kueue's sum; after a reset the
@@ -238,12 +230,12 @@ func TestRunningUsagesShareOneMapPerDistinctUsage(t *testing.T) {
 		admitted("c", "spot", "1", "x", "y"),
 		admitted("d", "default", "2", "x", "y"),
 	}
-	u := newRunningUsages()
+	u := NewRunningUsages()
 	got := make([]capacity.Quantities, len(infos))
 	for i, info := range infos {
-		got[i] = u.of(info)
+		got[i] = u.Of(info)
 		if diff := cmp.Diff(kueueUsage(info), got[i]); diff != "" {
-			t.Errorf("%s: runningUsages.of (-Kueue's FlavorResourceUsage,+of):\n%s", info.Obj.Name, diff)
+			t.Errorf("%s: RunningUsages.of (-Kueue's FlavorResourceUsage,+of):\n%s", info.Obj.Name, diff)
 		}
 	}
 	same := func(a, b capacity.Quantities) bool {
@@ -257,8 +249,8 @@ func TestRunningUsagesShareOneMapPerDistinctUsage(t *testing.T) {
 			t.Errorf("a and %s hold different usages and share a map", infos[i].Obj.Name)
 		}
 	}
-	u.reset()
-	if again := u.of(infos[0]); same(again, got[0]) {
+	u.Reset()
+	if again := u.Of(infos[0]); same(again, got[0]) {
 		t.Errorf("after a reset a's usage is the map handed out before it")
 	}
 }
