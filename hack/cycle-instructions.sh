@@ -3,7 +3,7 @@
 # on, counted by valgrind's callgrind: a ratio that does not depend on the
 # machine's load, where wall time on 2 shared cores is noisy to about 10 %.
 #
-# For each scenario of Kueue's cycle benchmark (patch 0052) and each side it
+# For each scenario of Kueue's cycle benchmark (patch 0053) and each side it
 # runs the patched tree's scheduler test binary under callgrind twice, with
 # FEW and with MANY measured cycles (-test.benchtime Nx; both also build the
 # state and run two warm-up cycles), and takes the difference of the two

@@ -50,13 +50,13 @@ var wantWaitTimeEstimation = map[string]any{
 	"multiKueueDispatcherRound":   "5m",
 }
 
-// patchedReviewerRole is patch 0040's ClusterRole letting batch users create
+// patchedReviewerRole is patch 0042's ClusterRole letting batch users create
 // WaitTimeReviews, in the patched tree's config/ (which `make patch` writes).
 var patchedReviewerRole = filepath.Join(repoRoot, "_output", "kueue", "config", "components", "rbac", "wait_time_reviewer_role.yaml")
 
 // TestOverlayChangesOnlyImageGateConfigurationAndReviewerRole compares the overlay's
 // render with upstream's object by object: apart from the manager image,
-// the two Configuration sections the overlay adds and patch 0040's
+// the two Configuration sections the overlay adds and patch 0042's
 // ClusterRole (as upstream's config/default renders its roles: the kueue-
 // name prefix and two labels), they must be identical.
 func TestOverlayChangesOnlyImageGateConfigurationAndReviewerRole(t *testing.T) {
@@ -105,7 +105,7 @@ func TestOverlayChangesOnlyImageGateConfigurationAndReviewerRole(t *testing.T) {
 	role[0].SetLabels(labels)
 	want[keyOf(role[0])] = role[0]
 	if diff := cmp.Diff(want, ours); diff != "" {
-		t.Errorf("the overlay changes more than the manager image, its Configuration and patch 0040's ClusterRole (-upstream with those changes +overlay):\n%s", diff)
+		t.Errorf("the overlay changes more than the manager image, its Configuration and patch 0042's ClusterRole (-upstream with those changes +overlay):\n%s", diff)
 	}
 }
 
