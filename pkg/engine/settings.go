@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
@@ -88,6 +89,22 @@ type Settings struct {
 	// UsageBasedAdmissionFairSharing say the forecast does not model their
 	// order by LocalQueue usage.
 	AdmissionFairSharing bool
+	// AdmissionFairSharingHalfLife, AdmissionFairSharingSamplingInterval
+	// and AdmissionFairSharingResourceWeights are the Configuration's
+	// admissionFairSharing usageHalfLifeTime, usageSamplingInterval and
+	// resourceWeights (by resource name; one not listed weighs 1), read
+	// when AdmissionFairSharing is set and its usage is given
+	// (AdmissionFairSharingUsage): the roll then orders those
+	// ClusterQueues' pending workloads as Kueue does (see
+	// forecast.AdmissionFairSharing). Both durations ≥ 0, the weights
+	// finite.
+	AdmissionFairSharingHalfLife         time.Duration
+	AdmissionFairSharingSamplingInterval time.Duration
+	AdmissionFairSharingResourceWeights  map[string]float64
+	// AdmissionFairSharingUsage says that the LocalQueues' admission fair
+	// sharing usage is given to the estimator, so that it rolls
+	// admission fair sharing rather than only flag it.
+	AdmissionFairSharingUsage bool
 }
 
 // DefaultSettings are the settings of an estimator built without options
@@ -148,6 +165,15 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("estimator: horizon %v must be > 0", s.Horizon)
 	case s.PriorMeanService < 0:
 		return fmt.Errorf("estimator: prior mean service %v must be ≥ 0", s.PriorMeanService)
+	case s.AdmissionFairSharingHalfLife < 0:
+		return fmt.Errorf("estimator: admission fair sharing half-life %v must be ≥ 0", s.AdmissionFairSharingHalfLife)
+	case s.AdmissionFairSharingSamplingInterval < 0:
+		return fmt.Errorf("estimator: admission fair sharing sampling interval %v must be ≥ 0", s.AdmissionFairSharingSamplingInterval)
+	}
+	for r, w := range s.AdmissionFairSharingResourceWeights {
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return fmt.Errorf("estimator: admission fair sharing weight %v of resource %q must be finite", w, r)
+		}
 	}
 	return nil
 }

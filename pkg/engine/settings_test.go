@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -25,6 +26,17 @@ func TestSettingsValidate(t *testing.T) {
 		"no horizon":                       {change: func(s *Settings) { s.Horizon = 0 }, wantErr: true},
 		"negative prior mean service":      {change: func(s *Settings) { s.PriorMeanService = -time.Second }, wantErr: true},
 		"a prior mean service and a scale": {change: func(s *Settings) { s.PriorMeanService = time.Minute; s.RefreshMillicores = 1000 }},
+		"negative AFS half-life":           {change: func(s *Settings) { s.AdmissionFairSharingHalfLife = -time.Second }, wantErr: true},
+		"negative AFS sampling interval":   {change: func(s *Settings) { s.AdmissionFairSharingSamplingInterval = -time.Second }, wantErr: true},
+		"an infinite AFS resource weight": {change: func(s *Settings) {
+			s.AdmissionFairSharingResourceWeights = map[string]float64{"cpu": math.Inf(1)}
+		}, wantErr: true},
+		"a NaN AFS resource weight": {change: func(s *Settings) {
+			s.AdmissionFairSharingResourceWeights = map[string]float64{"memory": math.NaN()}
+		}, wantErr: true},
+		"AFS with no half-life, no sampling interval and weights": {change: func(s *Settings) {
+			s.AdmissionFairSharingResourceWeights = map[string]float64{"cpu": 2, "memory": 0}
+		}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
+	"sigs.k8s.io/kueue/pkg/cache/queue/afs"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/features"
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
@@ -23,6 +25,7 @@ import (
 	"github.com/kueue-waittime/kueue-waittime/pkg/convert"
 	"github.com/kueue-waittime/kueue-waittime/pkg/engine"
 	"github.com/kueue-waittime/kueue-waittime/pkg/estimates"
+	"github.com/kueue-waittime/kueue-waittime/pkg/forecast"
 	"github.com/kueue-waittime/kueue-waittime/pkg/ledger"
 	"github.com/kueue-waittime/kueue-waittime/pkg/lockhold"
 	"github.com/kueue-waittime/kueue-waittime/pkg/published"
@@ -59,6 +62,13 @@ type QueueSource interface {
 	ClusterQueueFromLocalQueue(lq utilqueue.LocalQueueReference) (kueue.ClusterQueueReference, bool)
 }
 
+// admissionFairSharingLedger is where a refresh reads the LocalQueues'
+// admission fair sharing usage: Kueue's *afs.AfsUsageLedger, which its
+// queue manager holds (qcache.Manager.AfsUsageLedger).
+type admissionFairSharingLedger interface {
+	Get(lq utilqueue.LocalQueueReference) (afs.UsageLedgerEntry, bool)
+}
+
 // Estimator estimates wait times for the pending workloads of a Kueue
 // manager. Build it with [New]; it is safe for concurrent use.
 type Estimator struct {
@@ -83,6 +93,14 @@ type Estimator struct {
 	// the workload placeable: bounded by the pending workloads that TAS
 	// cannot place.
 	topology engine.Verdicts[workload.Reference]
+
+	// afsLedger is the queue manager's admission fair sharing ledger
+	// (qcache.Manager.AfsUsageLedger), nil when the queue source is not
+	// Kueue's queue manager.
+	afsLedger admissionFairSharingLedger
+	// localQueueWeights are the LocalQueues' spec.fairSharing.weight, from
+	// the LocalQueue informer (see LocalQueueEventHandler). Guarded by mu.
+	localQueueWeights map[utilqueue.LocalQueueReference]float64
 
 	results atomic.Pointer[Results]
 	dirty   atomic.Bool
@@ -149,6 +167,9 @@ func New(snapshots SnapshotSource, queues QueueSource, opts ...Option) (*Estimat
 		engine:    eng,
 		rng:       o.rng,
 		state:     tracker.New[kueue.ClusterQueueReference, kueue.CohortReference, workload.Reference, utilqueue.LocalQueueReference, queueSpec](perQueue, o.log),
+	}
+	if m, ok := queues.(*qcache.Manager); ok && m.AfsUsageLedger != nil {
+		e.afsLedger = m.AfsUsageLedger
 	}
 	e.refreshHolds = lockhold.New(&e.mu, o.clock)
 	e.dirty.Store(true)
@@ -583,6 +604,13 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	for _, c := range scratch.Untried {
 		pendingIn[c.Index].Untried, pendingIn[c.Index].WaitedSeconds = c.Untried, c.Waited
 	}
+	var localQueues localQueueIndex
+	rollsAFS := e.rollsAdmissionFairSharing(in.Spec)
+	if rollsAFS {
+		for i, info := range pending {
+			pendingIn[i].LocalQueue = localQueues.of(info.Obj)
+		}
+	}
 	view := in.View
 	cohort := cohortViewOf(cqs, in.Spec, now)
 	capModel := cohort.Capacity
@@ -605,7 +633,13 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 		if ok {
 			r.AgeSeconds = max(now.Sub(at).Seconds(), 0)
 		}
+		if rollsAFS {
+			r.LocalQueue = localQueues.of(info.Obj)
+		}
 		queue.Running = append(queue.Running, r)
+	}
+	if rollsAFS {
+		queue.AdmissionFairSharing = e.admissionFairSharingOf(now, localQueues.keys)
 	}
 	queue.Classes, queue.Unplaceable = classes.Shapes, unplaceable.Reasons.List
 	queue.Lent, queue.LentHolders = cohort.Lent, cohort.Holders
@@ -640,6 +674,7 @@ func (e *Estimator) refreshQueue(now time.Time, cqs *schdcache.ClusterQueueSnaps
 	}
 	model := queuestats.ModelOf(cqs.Name, now, view, &rolled, len(pending))
 	use := e.featureUse(cqs, in.Spec.admissionScope)
+	use.AdmissionFairSharingRolled = rollsAFS
 	model.UnmodelledOrdering, model.Features = use.UnmodelledOrdering(), estimates.Features(use)
 	published.Fill(out, model, &rolled, view.Calibration, names, writer)
 	if cqs.HasParent() {
@@ -699,4 +734,67 @@ func unplaceableOf(u *engine.UnplaceableIndex[workload.Reference], wl *kueue.Wor
 		return 0
 	}
 	return u.Of(workload.Key(wl))
+}
+
+// rollsAdmissionFairSharing tells whether the roll of a ClusterQueue with
+// spec orders it as Kueue's admission fair sharing does: the manager's
+// admission fair sharing is on with its usage given
+// (WithAdmissionFairSharingUsage), the queue manager holds the LocalQueues'
+// usage (qcache.Manager.AfsUsageLedger) and the ClusterQueue's
+// admissionScope is UsageBasedAdmissionFairSharing.
+func (e *Estimator) rollsAdmissionFairSharing(spec queueSpec) bool {
+	return e.opts.AdmissionFairSharing && e.opts.AdmissionFairSharingUsage && e.afsLedger != nil && spec.admissionScope
+}
+
+// localQueueIndex numbers the LocalQueues the workloads of one refreshed
+// ClusterQueue name, from 1, in the order first seen (see
+// forecast.AdmissionFairSharing.LocalQueues); its zero value is empty.
+type localQueueIndex struct {
+	index map[utilqueue.LocalQueueReference]int32
+	keys  []utilqueue.LocalQueueReference
+}
+
+// of is the number of wl's LocalQueue, numbering it if new.
+func (x *localQueueIndex) of(wl *kueue.Workload) int32 {
+	key := utilqueue.KeyFromWorkload(wl)
+	if i, ok := x.index[key]; ok {
+		return i
+	}
+	if x.index == nil {
+		x.index = make(map[utilqueue.LocalQueueReference]int32)
+	}
+	x.keys = append(x.keys, key)
+	x.index[key] = int32(len(x.keys))
+	return int32(len(x.keys))
+}
+
+// admissionFairSharingOf is the admission fair sharing state, at now, of
+// the LocalQueues keys (numbered from 1 in that order): each one's
+// weighted consumed resources and pending entry penalties and the time
+// since they were updated, from Kueue's ledger, and its weight, from the
+// LocalQueue informer (1 for a LocalQueue not seen, as Kueue counts a
+// missing one).
+func (e *Estimator) admissionFairSharingOf(now time.Time, keys []utilqueue.LocalQueueReference) *forecast.AdmissionFairSharing {
+	a := &forecast.AdmissionFairSharing{
+		HalfLifeSeconds:         e.opts.AdmissionFairSharingHalfLife.Seconds(),
+		SamplingIntervalSeconds: e.opts.AdmissionFairSharingSamplingInterval.Seconds(),
+		ResourceWeights:         e.opts.AdmissionFairSharingResourceWeights,
+		LocalQueues:             make([]forecast.LocalQueueUsage, len(keys)),
+	}
+	e.forRefresh(func(*trackerState) {
+		for i, key := range keys {
+			w, ok := e.localQueueWeights[key]
+			if !ok {
+				w = 1
+			}
+			a.LocalQueues[i].Weight = w
+		}
+	})
+	for i, key := range keys {
+		if entry, ok := e.afsLedger.Get(key); ok {
+			a.LocalQueues[i].Consumed = convert.WeightedUsage(entry.Resources, entry.PendingPenalty(), a.ResourceWeights)
+			a.LocalQueues[i].SinceUpdateSeconds = max(now.Sub(entry.LastUpdate).Seconds(), 0)
+		}
+	}
+	return a
 }

@@ -684,6 +684,9 @@ func TestQueueModelNamesTheOrderingItDoesNotModel(t *testing.T) {
 			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": OrderingFairSharing, "scoped": "", "scoped-off": "", "plain": ""}},
 		"admission fair sharing": {opts: []Option{WithAdmissionFairSharing(true)},
 			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": OrderingAdmissionFairSharing, "scoped-off": "", "plain": ""}},
+		"admission fair sharing rolled from the queue manager's usage": {
+			opts: []Option{WithAdmissionFairSharing(true), WithAdmissionFairSharingUsage(10*time.Minute, 5*time.Minute, nil)},
+			want: map[kueue.ClusterQueueReference]Ordering{"in-cohort": "", "scoped": "", "scoped-off": "", "plain": ""}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/util/admissionfairsharing"
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	"sigs.k8s.io/kueue/pkg/workload"
 
@@ -75,6 +76,37 @@ func (e *Estimator) ClusterQueueEventHandler() toolscache.ResourceEventHandler {
 			}
 			if cq, ok := obj.(*kueue.ClusterQueue); ok {
 				e.update(func(s *trackerState) { s.ForgetClusterQueue(kueue.ClusterQueueReference(cq.Name)) })
+			}
+		},
+	}
+}
+
+// LocalQueueEventHandler returns the handler to register on the manager's
+// LocalQueue informer; it tracks each LocalQueue's admission fair sharing
+// weight (spec.fairSharing.weight, 1 when unset), which a refresh that
+// rolls admission fair sharing reads.
+func (e *Estimator) LocalQueueEventHandler() toolscache.ResourceEventHandler {
+	set := func(obj any) {
+		if lq, ok := obj.(*kueue.LocalQueue); ok {
+			key, w := utilqueue.Key(lq), admissionfairsharing.LQWeightAsFloat64(lq)
+			e.update(func(*trackerState) {
+				if e.localQueueWeights == nil {
+					e.localQueueWeights = make(map[utilqueue.LocalQueueReference]float64)
+				}
+				e.localQueueWeights[key] = w
+			})
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if lq, ok := obj.(*kueue.LocalQueue); ok {
+				key := utilqueue.Key(lq)
+				e.update(func(*trackerState) { delete(e.localQueueWeights, key) })
 			}
 		},
 	}

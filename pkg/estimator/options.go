@@ -98,6 +98,24 @@ func WithAdmissionFairSharing(enabled bool) Option {
 	return func(o *options) { o.AdmissionFairSharing = enabled }
 }
 
+// WithAdmissionFairSharingUsage sets the [engine.Settings] of admission fair
+// sharing's usage, the Configuration's admissionFairSharing
+// (AdmissionFairSharingHalfLife, AdmissionFairSharingSamplingInterval,
+// AdmissionFairSharingResourceWeights), and has the estimator roll that
+// order where it holds: with [WithAdmissionFairSharing] on and Kueue's
+// queue manager as the queue source (whose AfsUsageLedger holds the
+// LocalQueues' usage), a ClusterQueue whose admissionScope is
+// UsageBasedAdmissionFairSharing is rolled in the order admission fair
+// sharing gives, and its queue model no longer reports that order as
+// unmodelled (unless it preempts within itself; see estimates.FeatureUse).
+func WithAdmissionFairSharingUsage(halfLife, samplingInterval time.Duration, resourceWeights map[string]float64) Option {
+	return func(o *options) {
+		o.AdmissionFairSharingUsage = true
+		o.AdmissionFairSharingHalfLife, o.AdmissionFairSharingSamplingInterval = halfLife, samplingInterval
+		o.AdmissionFairSharingResourceWeights = resourceWeights
+	}
+}
+
 // WithWaitForPodsReady tells the estimator that the manager evicts and
 // requeues admitted workloads whose pods are not ready in time (the
 // Configuration's waitForPodsReady), which the forecast does not model:
