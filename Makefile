@@ -204,7 +204,7 @@ cluster: envtest cluster-tools manifests image build ## A local cluster with Kue
 DEMO_ARGS ?=
 # Every scenario of test/eval (but the smoke and quick ones), writing the
 # tables, JSON, per-workload CSVs and plots of test/eval/results.
-EVAL_SCENARIOS ?= table2 table3 table4 mm4 partition cold-start mt-cohort mt-cohort-busy mt-priority mt-mixed mt-throughput mt-dra-cohort mt-lenders
+EVAL_SCENARIOS ?= table2 table3 table4 mm4 partition cold-start mt-cohort mt-cohort-busy mt-priority mt-afs mt-mixed mt-throughput mt-dra-cohort mt-lenders
 # EVAL_OUT is where it writes and what it summarizes afterwards.
 EVAL_OUT ?= test/eval/results
 EVAL_ARGS ?= $(foreach s,$(EVAL_SCENARIOS),-f test/eval/$(s).yaml) --out $(EVAL_OUT)

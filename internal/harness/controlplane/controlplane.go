@@ -85,6 +85,11 @@ type Options struct {
 	// from a mapped DeviceClass as the mapping's logical resource, which
 	// ClusterQueues give quota on.
 	DeviceClassMappings []configapi.DeviceClassMapping
+	// AdmissionFairSharing is the Configuration's admissionFairSharing
+	// (nil: off), given to the queue manager, the scheduler cache, the
+	// scheduler and the controllers as cmd/kueue/main.go gives it, and to
+	// the estimator through the Configuration.
+	AdmissionFairSharing *configapi.AdmissionFairSharing
 	// ReplicaEstimatorOptions, when not nil, start a second estimator as a
 	// replica that does not schedule runs one: fed by the same informers and
 	// cache, never told of cycles or admissions by a scheduler, configured
@@ -287,6 +292,7 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 	if len(cp.opts.DeviceClassMappings) > 0 {
 		configuration.Resources = &configapi.Resources{DeviceClassMappings: cp.opts.DeviceClassMappings}
 	}
+	configuration.AdmissionFairSharing = cp.opts.AdmissionFairSharing.DeepCopy()
 	mgr.GetScheme().Default(configuration)
 	if errs := validateResources(configuration, mgr.GetScheme()); len(errs) > 0 {
 		return fail(fmt.Errorf("controlplane: invalid Kueue configuration: %w", errs.ToAggregate()))
@@ -313,7 +319,11 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 			}
 		}
 	}
-	k.Cache = schdcache.New(mgr.GetClient(), schdcache.WithResourceFormatter(resourceFormatter))
+	cacheOptions := []schdcache.Option{schdcache.WithResourceFormatter(resourceFormatter)}
+	if configuration.AdmissionFairSharing != nil {
+		cacheOptions = append(cacheOptions, schdcache.WithAdmissionFairSharing(configuration.AdmissionFairSharing))
+	}
+	k.Cache = schdcache.New(mgr.GetClient(), cacheOptions...)
 	requeuer := qcache.NewRequeuer(qcache.WithBatchPeriod(cp.opts.RequeuingBatchPeriod))
 	if err := mgr.Add(requeuer); err != nil {
 		return fail(err)
@@ -325,6 +335,9 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 	}
 	if draBackedResources != nil {
 		queueOptions = append(queueOptions, qcache.WithDRABackedResources(draBackedResources))
+	}
+	if configuration.AdmissionFairSharing != nil {
+		queueOptions = append(queueOptions, qcache.WithAdmissionFairSharing(configuration.AdmissionFairSharing))
 	}
 	k.Queues = qcache.NewManager(mgr.GetClient(), k.Cache, requeuer, queueOptions...)
 	resourceSliceAPIAvailable := utildra.CheckResourceSliceAPIAvailable(mgr)
@@ -362,6 +375,7 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, opts ...KueueOption) (*K
 	schedOpts := []scheduler.Option{
 		scheduler.WithPreemptionExpectations(preemptionExpectations),
 		scheduler.WithResourceFormatter(resourceFormatter),
+		scheduler.WithAdmissionFairSharing(configuration.AdmissionFairSharing),
 	}
 	if features.Enabled(features.WaitTimeEstimation) {
 		fromConfiguration := waittimeconfig.EstimatorOptions(configuration)

@@ -32,7 +32,7 @@ func (s *Spec) BuildJob(r Replica, a Arrival) (*batchv1.Job, error) {
 		}
 		requests[corev1.ResourceName(res)] = v
 	}
-	labels := map[string]string{constants.QueueLabel: r.LocalQueueName(a.Queue)}
+	labels := map[string]string{constants.QueueLabel: r.LocalQueueName(a)}
 	if a.PriorityClass != "" {
 		labels[constants.WorkloadPriorityClassLabel] = r.PriorityClassName(a.PriorityClass)
 	}

@@ -47,8 +47,15 @@ func (r Replica) CohortName(cohort string) string { return r.Prefix + "-" + coho
 // a priorityClasses entry.
 func (r Replica) PriorityClassName(name string) string { return r.Prefix + "-" + name }
 
-// LocalQueueName is the name of the LocalQueue (in Namespace) of a queue.
-func (r Replica) LocalQueueName(queue string) string { return queue }
+// LocalQueueName is the name of the LocalQueue (in Namespace) an arrival
+// is submitted through: its class's (see QueueSpec.LocalQueueOf), else,
+// for an arrival planned without one, its queue's, named after the queue.
+func (r Replica) LocalQueueName(a Arrival) string {
+	if a.LocalQueue != "" {
+		return a.LocalQueue
+	}
+	return a.Queue
+}
 
 // Validate checks that every name the replica gives is valid: Namespace
 // and the prefixed names must be DNS-1123 labels (the priority class name
@@ -137,6 +144,9 @@ func (s *Spec) BuildClusterQueues(r Replica) []*kueue.ClusterQueue {
 		if q.Preemption != nil {
 			w = w.Preemption(*q.Preemption.DeepCopy())
 		}
+		if q.AdmissionFairSharing {
+			w = w.AdmissionMode(kueue.UsageBasedAdmissionFairSharing)
+		}
 		var fqs []kueue.FlavorQuotas
 		for _, f := range s.FlavorNames() {
 			rs, ok := q.Quota[f]
@@ -154,12 +164,15 @@ func (s *Spec) BuildClusterQueues(r Replica) []*kueue.ClusterQueue {
 	return out
 }
 
-// BuildLocalQueues returns the replica's LocalQueues, one per ClusterQueue, in Spec
-// order.
+// BuildLocalQueues returns the replica's LocalQueues, in Spec order: each
+// ClusterQueue's, named after it, or those its classes name (see
+// QueueSpec.LocalQueues).
 func (s *Spec) BuildLocalQueues(r Replica) []*kueue.LocalQueue {
 	var out []*kueue.LocalQueue
 	for _, q := range s.ClusterQueues {
-		out = append(out, utiltestingapi.MakeLocalQueue(r.LocalQueueName(q.Name), r.Namespace).ClusterQueue(r.ClusterQueueName(q.Name)).Obj())
+		for _, lq := range q.LocalQueues() {
+			out = append(out, utiltestingapi.MakeLocalQueue(lq, r.Namespace).ClusterQueue(r.ClusterQueueName(q.Name)).Obj())
+		}
 	}
 	return out
 }
@@ -233,7 +246,7 @@ func (s *Spec) BuildClaimTemplates(namespace string) []*resourcev1.ResourceClaim
 // declares it (see maxExecSeconds); otherwise none, so that the scenarios
 // with the operator's prior keep their inputs.
 func (s *Spec) BuildWorkload(r Replica, a Arrival) *kueue.Workload {
-	w := utiltestingapi.MakeWorkload(a.Name, r.Namespace).Queue(kueue.LocalQueueName(r.LocalQueueName(a.Queue)))
+	w := utiltestingapi.MakeWorkload(a.Name, r.Namespace).Queue(kueue.LocalQueueName(r.LocalQueueName(a)))
 	for _, res := range sortedKeys(a.Demand) {
 		w = w.Request(corev1.ResourceName(res), a.Demand[res])
 	}

@@ -4,11 +4,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/controller/constants"
 	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
@@ -68,6 +71,46 @@ func TestObjectsQueuesFlavorsPriorities(t *testing.T) {
 	}
 	if got := (&Spec{}).BuildPriorityClasses(testReplica); got != nil {
 		t.Errorf("WorkloadPriorityClasses without priorities: %v", got)
+	}
+}
+
+// A queue under admission fair sharing gets its admissionScope, and one
+// LocalQueue per LocalQueue its classes name, which their workloads are
+// submitted through.
+func TestObjectsAdmissionFairSharingLocalQueues(t *testing.T) {
+	s := validSpec()
+	s.AdmissionFairSharing = &configapi.AdmissionFairSharing{UsageSamplingInterval: metav1.Duration{Duration: time.Second}}
+	a := &s.ClusterQueues[0]
+	a.AdmissionFairSharing = true
+	a.Classes[0].LocalQueue, a.Classes[1].LocalQueue = "heavy", "light"
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.BuildClusterQueues(testReplica)[0].Spec.AdmissionScope; got == nil || got.AdmissionMode != kueue.UsageBasedAdmissionFairSharing {
+		t.Errorf("admissionScope of r1-team-a = %v, want admissionMode %s", got, kueue.UsageBasedAdmissionFairSharing)
+	}
+	if got := s.BuildClusterQueues(testReplica)[1].Spec.AdmissionScope; got != nil {
+		t.Errorf("admissionScope of r1-team-b = %v, want none", got)
+	}
+	if diff := cmp.Diff([]*kueue.LocalQueue{
+		utiltestingapi.MakeLocalQueue("heavy", "ns").ClusterQueue("r1-team-a").Obj(),
+		utiltestingapi.MakeLocalQueue("light", "ns").ClusterQueue("r1-team-a").Obj(),
+		utiltestingapi.MakeLocalQueue("team-b", "ns").ClusterQueue("r1-team-b").Obj(),
+	}, s.BuildLocalQueues(testReplica)); diff != "" {
+		t.Errorf("LocalQueues (-want +got):\n%s", diff)
+	}
+	plan, err := s.Plan(s.Levels[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, arr := range plan.Arrivals {
+		wl := s.BuildWorkload(testReplica, arr)
+		seen[arr.Queue+"/"+arr.Class] = string(wl.Spec.QueueName)
+	}
+	want := map[string]string{"team-a/small": "heavy", "team-a/large": "light", "team-b/batch": "team-b"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("LocalQueue of each queue's class (-want +got):\n%s", diff)
 	}
 }
 

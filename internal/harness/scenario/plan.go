@@ -75,6 +75,9 @@ type Arrival struct {
 	Offset float64
 	Queue  string
 	Class  string
+	// LocalQueue is the LocalQueue the arrival is submitted through (see
+	// QueueSpec.LocalQueueOf).
+	LocalQueue string
 	// PriorityClass is the class's priorityClasses entry ("" for none) and
 	// Priority its value (0 for none).
 	PriorityClass string
@@ -172,6 +175,7 @@ func (s *Spec) drawArrival(q *QueueSpec, r *rand.Rand) Arrival {
 	a := Arrival{
 		Queue:         q.Name,
 		Class:         c.Name,
+		LocalQueue:    q.LocalQueueOf(c),
 		PriorityClass: c.Priority,
 		Priority:      s.PriorityClasses[c.Priority],
 		Unfeasible:    c.UnfeasibleFraction > 0 && v < c.UnfeasibleFraction,

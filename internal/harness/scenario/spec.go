@@ -89,6 +89,11 @@ type Spec struct {
 	// seen enough completions. eval --cluster has no prior either way (the
 	// manifests' Configuration gives none).
 	Prior string `json:"prior,omitempty"`
+	// AdmissionFairSharing is the manager's Configuration's
+	// admissionFairSharing (usageHalfLifeTime, usageSamplingInterval,
+	// resourceWeights), which the ClusterQueues with admissionFairSharing
+	// set order their pending workloads by. Nil: off.
+	AdmissionFairSharing *configapi.AdmissionFairSharing `json:"admissionFairSharing,omitempty"`
 	// Parallel is how many replicas run at once as independent
 	// ClusterQueues in one control plane (default: all); eval --parallel
 	// overrides it. A scenario that loads the scheduler itself (many
@@ -127,6 +132,11 @@ type QueueSpec struct {
 	ArrivalRate string       `json:"arrivalRate,omitempty"`
 	Arrivals    ArrivalsSpec `json:"arrivals,omitempty"`
 	Classes     []ClassSpec  `json:"classes"`
+	// AdmissionFairSharing sets the ClusterQueue's
+	// spec.admissionScope.admissionMode to UsageBasedAdmissionFairSharing:
+	// with the Spec's AdmissionFairSharing, Kueue orders its pending
+	// workloads by their LocalQueues' usage.
+	AdmissionFairSharing bool `json:"admissionFairSharing,omitempty"`
 }
 
 // QuotaSpec is the quota of one flavor-resource, as Kueue quantities.
@@ -157,6 +167,11 @@ type ClassSpec struct {
 	// DRA makes every workload of the class also claim devices (see
 	// [DRASpec]).
 	DRA *DRASpec `json:"dra,omitempty"`
+	// LocalQueue is the LocalQueue (a DNS-1123 label, in the replica's
+	// namespace) the class's workloads are submitted through; empty: the
+	// queue's own, named after it. Classes of one queue may share one;
+	// two queues may not.
+	LocalQueue string `json:"localQueue,omitempty"`
 }
 
 // Fields of one format that the other does not have: a file with
@@ -364,6 +379,19 @@ func (s *Spec) Validate() error {
 	if len(s.ClusterQueues) == 0 {
 		return errors.New("clusterQueues: at least one ClusterQueue is required")
 	}
+	if afs := s.AdmissionFairSharing; afs != nil {
+		if afs.UsageHalfLifeTime.Duration < 0 {
+			return fmt.Errorf("admissionFairSharing.usageHalfLifeTime: must be ≥ 0, got %v", afs.UsageHalfLifeTime.Duration)
+		}
+		if afs.UsageSamplingInterval.Duration <= 0 {
+			return fmt.Errorf("admissionFairSharing.usageSamplingInterval: must be > 0, got %v", afs.UsageSamplingInterval.Duration)
+		}
+		for _, r := range slices.Sorted(maps.Keys(afs.ResourceWeights)) {
+			if w := afs.ResourceWeights[r]; !(w >= 0) || math.IsInf(w, 0) {
+				return fmt.Errorf("admissionFairSharing.resourceWeights.%s: must be ≥ 0 and finite, got %v", r, w)
+			}
+		}
+	}
 	// First the queues and their quotas, which the classes are checked
 	// against (with what each queue can borrow in its cohort).
 	for i := range s.ClusterQueues {
@@ -381,7 +409,52 @@ func (s *Spec) Validate() error {
 			return err
 		}
 	}
+	return s.validateLocalQueues()
+}
+
+// validateLocalQueues checks the classes' LocalQueues: labels, none
+// serving two queues, and admissionFairSharing on a queue only with the
+// Spec's.
+func (s *Spec) validateLocalQueues() error {
+	owner := map[string]int{}
+	for i := range s.ClusterQueues {
+		q := &s.ClusterQueues[i]
+		if q.AdmissionFairSharing && s.AdmissionFairSharing == nil {
+			return fmt.Errorf("clusterQueues[%d].admissionFairSharing: needs the Spec's admissionFairSharing (the manager's Configuration)", i)
+		}
+		for j := range q.Classes {
+			lq := q.LocalQueueOf(&q.Classes[j])
+			p := fmt.Sprintf("clusterQueues[%d].classes[%d].localQueue", i, j)
+			if err := checkLabel(p, lq); err != nil {
+				return err
+			}
+			if k, ok := owner[lq]; ok && k != i {
+				return fmt.Errorf("%s: LocalQueue %q also serves clusterQueues[%d]", p, lq, k)
+			}
+			owner[lq] = i
+		}
+	}
 	return nil
+}
+
+// LocalQueueOf is the LocalQueue class c of q is submitted through: its
+// own, else the queue's, named after it.
+func (q *QueueSpec) LocalQueueOf(c *ClassSpec) string {
+	if c.LocalQueue != "" {
+		return c.LocalQueue
+	}
+	return q.Name
+}
+
+// LocalQueues are q's LocalQueues, in the order of its classes.
+func (q *QueueSpec) LocalQueues() []string {
+	var out []string
+	for j := range q.Classes {
+		if lq := q.LocalQueueOf(&q.Classes[j]); !slices.Contains(out, lq) {
+			out = append(out, lq)
+		}
+	}
+	return out
 }
 
 // draUse is where a DeviceClass was first mapped to a resource.

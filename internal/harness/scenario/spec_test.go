@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -209,6 +210,42 @@ func TestSpecValidate(t *testing.T) {
 				a(s).Classes[0].DRA = &DRASpec{DeviceClass: "gpu.example.com", Resource: "example.com/tpu", Count: 1}
 			},
 			wantErr: "clusterQueues[0].classes[1].dra.deviceClass: gpu.example.com is mapped to example.com/tpu by clusterQueues[0].classes[0].dra: Kueue maps a DeviceClass to one resource",
+		},
+		"admission fair sharing with two LocalQueues": {change: func(s *Spec) {
+			s.AdmissionFairSharing = &configapi.AdmissionFairSharing{UsageHalfLifeTime: metav1.Duration{Duration: 20 * time.Second},
+				UsageSamplingInterval: metav1.Duration{Duration: 5 * time.Second}, ResourceWeights: map[corev1.ResourceName]float64{"memory": 0}}
+			a(s).AdmissionFairSharing = true
+			a(s).Classes[0].LocalQueue, a(s).Classes[1].LocalQueue = "heavy", "light"
+		}},
+		"admission fair sharing on a queue only": {
+			change:  func(s *Spec) { a(s).AdmissionFairSharing = true },
+			wantErr: "clusterQueues[0].admissionFairSharing: needs the Spec's admissionFairSharing (the manager's Configuration)",
+		},
+		"admission fair sharing without a sampling interval": {
+			change:  func(s *Spec) { s.AdmissionFairSharing = &configapi.AdmissionFairSharing{} },
+			wantErr: "admissionFairSharing.usageSamplingInterval: must be > 0, got 0s",
+		},
+		"admission fair sharing with a negative half-life": {
+			change: func(s *Spec) {
+				s.AdmissionFairSharing = &configapi.AdmissionFairSharing{UsageHalfLifeTime: metav1.Duration{Duration: -time.Second},
+					UsageSamplingInterval: metav1.Duration{Duration: time.Second}}
+			},
+			wantErr: "admissionFairSharing.usageHalfLifeTime: must be ≥ 0, got -1s",
+		},
+		"admission fair sharing with a negative resource weight": {
+			change: func(s *Spec) {
+				s.AdmissionFairSharing = &configapi.AdmissionFairSharing{UsageSamplingInterval: metav1.Duration{Duration: time.Second},
+					ResourceWeights: map[corev1.ResourceName]float64{"cpu": -1}}
+			},
+			wantErr: "admissionFairSharing.resourceWeights.cpu: must be ≥ 0 and finite, got -1",
+		},
+		"a LocalQueue that is not a label": {
+			change:  func(s *Spec) { a(s).Classes[0].LocalQueue = "Heavy" },
+			wantErr: `clusterQueues[0].classes[0].localQueue: "Heavy" is not a DNS-1123 label (lower-case alphanumerics and '-', at most 63 characters)`,
+		},
+		"a LocalQueue serving two queues": {
+			change:  func(s *Spec) { b(s).Classes[0].LocalQueue = "team-a" },
+			wantErr: `clusterQueues[1].classes[0].localQueue: LocalQueue "team-a" also serves clusterQueues[0]`,
 		},
 		"utilization without servers": {
 			change: func(s *Spec) {
@@ -495,6 +532,7 @@ func TestLoadSpecFiles(t *testing.T) {
 		"mt-cohort.yaml":      {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"team-c", 4, "cpu"}}, workloads: 300},
 		"mt-cohort-busy.yaml": {queues: []queue{{"team-a", 4, "cpu"}, {"team-b", 4, "cpu"}, {"lender", 4, "cpu"}}, workloads: 300},
 		"mt-priority.yaml":    {queues: []queue{{"shared", 4, "cpu"}}, workloads: 180},
+		"mt-afs.yaml":         {queues: []queue{{"shared", 4, "cpu"}}, workloads: 180},
 		"mt-mixed.yaml":       {queues: []queue{{"mixed", 5, "cpu"}}, workloads: 180},
 		"mt-lenders.yaml": {queues: []queue{{"borrower", 4, "cpu"}, {"lender-1", 4, "cpu"}, {"lender-2", 4, "cpu"},
 			{"lender-3", 4, "cpu"}, {"lender-4", 4, "cpu"}}, workloads: 1000, focused: true},

@@ -72,8 +72,9 @@ func scaledRefreshCPU(refresh time.Duration) int {
 // the a-priori mean service time the estimator assumes until it has
 // observed enough completions — what an operator would configure. mappings
 // go into Kueue's Configuration (resources.deviceClassMappings), with the
-// KueueDRAIntegration gate on. The estimator reports its ledger scores to
-// the run's recorder, as the manager reports them to its metrics. With a
+// KueueDRAIntegration gate on; afs is its admissionFairSharing (nil:
+// off). The estimator reports its ledger scores to the run's recorder, as
+// the manager reports them to its metrics. With a
 // metricsAddress (host:port) the manager also serves its metrics there, the
 // estimator's reported by the manager's own reporter, from the same events.
 //
@@ -84,7 +85,7 @@ func scaledRefreshCPU(refresh time.Duration) int {
 // requeueBatch is the batch period of Kueue's requeuer of inadmissible
 // workloads (0: the control plane's default, Kueue's 1s scaled like the
 // scenarios' service times).
-func startKueue(ctx context.Context, refresh, prior, requeueBatch time.Duration, mappings []configapi.DeviceClassMapping, metricsAddress string, replica bool, cycles *cycleRecorder) (*kueueRun, error) {
+func startKueue(ctx context.Context, refresh, prior, requeueBatch time.Duration, mappings []configapi.DeviceClassMapping, afs *configapi.AdmissionFairSharing, metricsAddress string, replica bool, cycles *cycleRecorder) (*kueueRun, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.Set(string(features.WaitTimeEstimation) + "=true"); err != nil {
 		return nil, err
 	}
@@ -116,6 +117,7 @@ func startKueue(ctx context.Context, refresh, prior, requeueBatch time.Duration,
 		EstimatorOptions:        append(slices.Clone(common), estimator.WithMetricsReporter(reporter)),
 		ReplicaEstimatorOptions: replicaOpts,
 		DeviceClassMappings:     mappings,
+		AdmissionFairSharing:    afs,
 		MetricsBindAddress:      metricsAddress,
 		RequeuingBatchPeriod:    requeueBatch,
 	})
@@ -297,7 +299,7 @@ workload counts, no warm-up cut); --out writes <name>-cluster.md and
 				if recordCycles {
 					cycles = &cycleRecorder{now: time.Now}
 				}
-				k, err := startKueue(ctx, refresh, spec.PriorMeanService(), requeueBatch, spec.DeviceClassMappings(), "", replica, cycles)
+				k, err := startKueue(ctx, refresh, spec.PriorMeanService(), requeueBatch, spec.DeviceClassMappings(), spec.AdmissionFairSharing, "", replica, cycles)
 				if err != nil {
 					return err
 				}
@@ -613,7 +615,7 @@ func runInProcessDemo(ctx context.Context, cmd *cobra.Command, spec *scenario.Sp
 		metricsAddress = addr
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "starting kube-apiserver, etcd and Kueue (WaitTimeEstimation on)…")
-	k, err := startKueue(ctx, 250*time.Millisecond, spec.PriorMeanService(), 0, nil, metricsAddress, false, nil)
+	k, err := startKueue(ctx, 250*time.Millisecond, spec.PriorMeanService(), 0, nil, nil, metricsAddress, false, nil)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func TestEvalOnTheRealScheduler(t *testing.T) {
 		t.Fatal(err)
 	}
 	cycles := &cycleRecorder{now: time.Now}
-	k, err := startKueue(ctx, 100*time.Millisecond, smoke.PriorMeanService(), 0, dra.DeviceClassMappings(), metricsAddress, true, cycles)
+	k, err := startKueue(ctx, 100*time.Millisecond, smoke.PriorMeanService(), 0, dra.DeviceClassMappings(), nil, metricsAddress, true, cycles)
 	if err != nil {
 		t.Fatal(err)
 	}
